@@ -1,0 +1,79 @@
+package upstreams
+
+import "time"
+
+// Settings configure one upstream. They are decoded from config.yaml
+// (upstreams.<name>) and compared on reload: a client whose Settings did not
+// change is kept, with its breaker and connections. The zero value of every
+// field means its documented default.
+type Settings struct {
+	// URL is the backend's base URL, or "sandbox" for the embedded reference
+	// server of its contract.
+	URL string `yaml:"url"`
+	// Timeout bounds one whole call, retries included. Default 10s.
+	Timeout time.Duration `yaml:"timeout"`
+	// ConnectTimeout bounds the TCP (and TLS) connect. Default 2s.
+	ConnectTimeout time.Duration `yaml:"connectTimeout"`
+	// ResponseHeaderTimeout bounds the wait for response headers. Default 8s.
+	ResponseHeaderTimeout time.Duration `yaml:"responseHeaderTimeout"`
+	// MaxIdleConnsPerHost sizes the keep-alive pool. Default 64.
+	MaxIdleConnsPerHost int `yaml:"maxIdleConnsPerHost"`
+	// MaxConcurrent caps calls in flight (the bulkhead); more answer 503.
+	// Default 256.
+	MaxConcurrent int `yaml:"maxConcurrent"`
+	// Breaker configures the circuit breaker.
+	Breaker BreakerSettings `yaml:"breaker"`
+	// Retry configures retries of idempotent calls.
+	Retry RetrySettings `yaml:"retry"`
+	// Auth holds the credentials sent to this backend. Values come from the
+	// environment through ${VAR} expansion and are never logged.
+	Auth AuthSettings `yaml:"auth"`
+	// Options are adapter-specific settings (apiVersion, header names,
+	// communityId ...), validated by the adapter.
+	Options map[string]string `yaml:"options"`
+}
+
+// BreakerSettings configure a sony/gobreaker v2 breaker. The breaker trips
+// when ConsecutiveFailures is reached, or, when FailureRatio > 0, when at
+// least MinRequests were counted in the interval and the ratio of failures
+// reaches FailureRatio.
+type BreakerSettings struct {
+	// ConsecutiveFailures trips the breaker. Default 5.
+	ConsecutiveFailures uint32 `yaml:"consecutiveFailures"`
+	// FailureRatio in (0,1]; 0 disables the ratio rule.
+	FailureRatio float64 `yaml:"failureRatio"`
+	// MinRequests before the ratio rule applies. Default 20.
+	MinRequests uint32 `yaml:"minRequests"`
+	// Interval is the closed-state window after which counts reset. Default 60s.
+	Interval time.Duration `yaml:"interval"`
+	// OpenTimeout is how long the breaker stays open. Default 30s.
+	OpenTimeout time.Duration `yaml:"openTimeout"`
+	// HalfOpenRequests is how many probes pass while half-open. Default 1.
+	HalfOpenRequests uint32 `yaml:"halfOpenRequests"`
+}
+
+// RetrySettings configure retries of idempotent calls (GET, HEAD, OPTIONS,
+// PUT, DELETE) after a transport failure, timeout of one attempt, or 502/503/504.
+type RetrySettings struct {
+	// Attempts is the total number of tries, the first included. Default 2;
+	// 1 disables retries.
+	Attempts int `yaml:"attempts"`
+	// Backoff is the base delay, doubled per retry, with full jitter.
+	// Default 25ms.
+	Backoff time.Duration `yaml:"backoff"`
+	// Budget is the ratio of retries to calls allowed over a sliding window
+	// (0.1 = at most one retry per ten calls). Default 0.1.
+	Budget float64 `yaml:"budget"`
+}
+
+// AuthSettings are credentials for one backend.
+type AuthSettings struct {
+	// Username and Password: HTTP Basic (the workflow engine).
+	Username string `yaml:"username"`
+	Password string `yaml:"password"`
+	// BearerToken: Authorization: Bearer (the data API and batch upload).
+	BearerToken string `yaml:"bearerToken"`
+	// Headers are extra credential headers, name -> value (the data API's
+	// gateway key, application and provider names).
+	Headers map[string]string `yaml:"headers"`
+}

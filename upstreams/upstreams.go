@@ -1,0 +1,181 @@
+// Package upstreams holds what faces the backends: one adapter package per
+// backend contract, the shared client every adapter sends through (transport,
+// circuit breaker, bulkhead, timeout, retry, trace propagation), and the
+// reference sandbox servers in upstreams/sandbox.
+//
+// Adapters depend only on the Doer interface, so a test can hand them a plain
+// *http.Client while the gateway hands them a *Client. Every failure an
+// adapter returns is an *Error, so the gateway maps failures to response
+// codes in one place without knowing which backend produced them.
+package upstreams
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+// Doer sends one request to a backend. *Client implements it with breaker,
+// bulkhead, timeouts and retries; *http.Client also satisfies it, which is
+// what adapter tests use.
+//
+// A Doer backed by *Client returns an *Error for transport failures,
+// timeouts, an open breaker, a full bulkhead, a cancelled caller and 5xx
+// answers; 1xx-4xx answers come back as a response for the adapter to read.
+// Adapters must still treat a 5xx response as a failure (see CheckStatus),
+// because a plain *http.Client returns it as a response.
+type Doer interface {
+	Do(req *http.Request) (*http.Response, error)
+}
+
+// Kind classifies an upstream failure; the gateway derives the client's
+// status from it.
+type Kind int
+
+const (
+	// KindRejected: the backend answered 4xx. Error.Status holds its status.
+	KindRejected Kind = iota + 1
+	// KindFailed: transport error, reset connection, or a 5xx answer (502).
+	KindFailed
+	// KindTimeout: the call's deadline passed (504).
+	KindTimeout
+	// KindOpen: the breaker is open; nothing was sent (503 with Retry-After).
+	KindOpen
+	// KindBulkheadFull: too many calls in flight to this upstream (503).
+	KindBulkheadFull
+	// KindCanceled: the gateway's own client went away (logged as 499).
+	KindCanceled
+	// KindInvalid: the backend answered 2xx with a body the adapter cannot
+	// read (502).
+	KindInvalid
+)
+
+// String names the kind for logs and the upstream-call metric's outcome label.
+func (k Kind) String() string {
+	switch k {
+	case KindRejected:
+		return "rejected"
+	case KindFailed:
+		return "failed"
+	case KindTimeout:
+		return "timeout"
+	case KindOpen:
+		return "open"
+	case KindBulkheadFull:
+		return "bulkhead_full"
+	case KindCanceled:
+		return "canceled"
+	case KindInvalid:
+		return "invalid"
+	}
+	return "unknown"
+}
+
+// Error is the one failure type adapters and the shared client return.
+type Error struct {
+	// Upstream is the configured upstream name ("accounts", "workflow", ...).
+	Upstream string
+	// Kind says what went wrong.
+	Kind Kind
+	// Status is the backend's HTTP status when it answered, else 0.
+	Status int
+	// Message is the backend's own error text (never a credential); it goes
+	// to the system message of the error envelope.
+	Message string
+	// Code is the backend's error code when it gave one (MALFORMED_QUERY,
+	// NOT_FOUND, ...).
+	Code string
+	// RetryAfter is, for KindOpen, how long until the breaker half-opens.
+	RetryAfter time.Duration
+	// Err is the underlying error, if any.
+	Err error
+}
+
+// Error describes the failure without any credential.
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("upstream %s: %s", e.Upstream, e.Kind)
+	if e.Status != 0 {
+		msg += fmt.Sprintf(" (status %d)", e.Status)
+	}
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// AsError returns the *Error in err's chain, or nil.
+func AsError(err error) *Error {
+	var ue *Error
+	if errors.As(err, &ue) {
+		return ue
+	}
+	return nil
+}
+
+// NewStatusError builds the error for a backend answer with a non-2xx
+// status: KindRejected for 4xx, KindFailed otherwise.
+func NewStatusError(upstream string, status int, code, message string) *Error {
+	kind := KindFailed
+	if status >= 400 && status < 500 {
+		kind = KindRejected
+	}
+	return &Error{Upstream: upstream, Kind: kind, Status: status, Code: code, Message: message}
+}
+
+// Timing accumulates the time spent waiting on backends for one gateway
+// request. The gateway puts one in the request context (WithTiming); the
+// shared client adds every call's duration to it. Safe for concurrent use.
+type Timing struct {
+	nanos atomic.Int64
+}
+
+// Add records d of upstream time.
+func (t *Timing) Add(d time.Duration) { t.nanos.Add(int64(d)) }
+
+// Total is the upstream time recorded so far.
+func (t *Timing) Total() time.Duration { return time.Duration(t.nanos.Load()) }
+
+type timingKey struct{}
+
+// WithTiming returns ctx carrying t.
+func WithTiming(ctx context.Context, t *Timing) context.Context {
+	return context.WithValue(ctx, timingKey{}, t)
+}
+
+// TimingFrom returns the Timing in ctx, or nil.
+func TimingFrom(ctx context.Context) *Timing {
+	t, _ := ctx.Value(timingKey{}).(*Timing)
+	return t
+}
+
+// CallOptions are the per-route settings of a call, set by the gateway in the
+// request context so adapters need not know them.
+type CallOptions struct {
+	// Timeout bounds the whole call, retries included. Zero: the upstream's
+	// configured timeout.
+	Timeout time.Duration
+	// NoRetry turns retries off for this route even for idempotent methods.
+	NoRetry bool
+}
+
+type callOptionsKey struct{}
+
+// WithCallOptions returns ctx carrying o.
+func WithCallOptions(ctx context.Context, o CallOptions) context.Context {
+	return context.WithValue(ctx, callOptionsKey{}, o)
+}
+
+// CallOptionsFrom returns the CallOptions in ctx (zero value if none).
+func CallOptionsFrom(ctx context.Context) CallOptions {
+	o, _ := ctx.Value(callOptionsKey{}).(CallOptions)
+	return o
+}
