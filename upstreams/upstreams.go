@@ -179,3 +179,14 @@ func CallOptionsFrom(ctx context.Context) CallOptions {
 	o, _ := ctx.Value(callOptionsKey{}).(CallOptions)
 	return o
 }
+
+// Observer receives what the shared client sees, for metrics. Implementations
+// must be safe for concurrent use and must not block.
+type Observer interface {
+	// CallDone reports one finished call (after retries) with its outcome:
+	// "success", or a Kind's String() ("rejected", "failed", "timeout", ...).
+	CallDone(upstream, outcome string, d time.Duration)
+	// BreakerChanged reports a breaker transition; states are "closed",
+	// "half-open" and "open".
+	BreakerChanged(upstream, from, to string)
+}
