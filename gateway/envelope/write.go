@@ -1,0 +1,131 @@
+package envelope
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// TimeLayout is the envelope's timeStamp: ISO 8601 UTC with milliseconds.
+const TimeLayout = "2006-01-02T15:04:05.000Z"
+
+// Meta is what every envelope carries besides its result or response code.
+type Meta struct {
+	// Time is the answer's time; it is written in UTC.
+	Time time.Time
+	// TotalMillis is the time spent in the gateway for this request, in
+	// milliseconds (the unit of totalTime), upstream time included.
+	TotalMillis float64
+	UserID      string
+	// MapKeys and SerializeNulls echo the serializer settings of the route
+	// and version.
+	MapKeys, SerializeNulls bool
+	// OmitFlags leaves mapKeysFlag and serializeNulls out (the endpoint
+	// listing).
+	OmitFlags bool
+}
+
+// AppendSuccess appends {"result": result, ...meta} to dst. result must be
+// valid JSON; nil means the empty string result "".
+func AppendSuccess(dst, result []byte, m Meta) []byte {
+	dst = append(dst, `{"result":`...)
+	if result == nil {
+		dst = append(dst, `""`...)
+	} else {
+		dst = append(dst, result...)
+	}
+	return appendMeta(dst, m)
+}
+
+// AppendError appends the error envelope of r. System template and message
+// are included only when exposeSystem is set; they always go to the log.
+func AppendError(dst []byte, r Rendered, exposeSystem bool, m Meta) []byte {
+	dst = append(dst, `{"responseCode":{"id":`...)
+	dst = AppendString(dst, r.Code.ID)
+	dst = append(dst, `,"code":`...)
+	dst = strconv.AppendInt(dst, int64(r.Code.Code), 10)
+	dst = append(dst, `,"clientTemplate":`...)
+	dst = AppendString(dst, r.Code.ClientTemplate)
+	if exposeSystem {
+		dst = append(dst, `,"systemTemplate":`...)
+		dst = AppendString(dst, r.Code.SystemTemplate)
+	}
+	dst = append(dst, `,"formattedClientMessage":`...)
+	dst = AppendString(dst, r.ClientMessage)
+	if exposeSystem {
+		dst = append(dst, `,"formattedSystemMessage":`...)
+		dst = AppendString(dst, r.SystemMessage)
+	}
+	dst = append(dst, '}')
+	return appendMeta(dst, m)
+}
+
+func appendMeta(dst []byte, m Meta) []byte {
+	dst = append(dst, `,"timeStamp":"`...)
+	dst = m.Time.UTC().AppendFormat(dst, TimeLayout)
+	dst = append(dst, `","totalTime":`...)
+	dst = AppendMillis(dst, m.TotalMillis)
+	dst = append(dst, `,"userId":`...)
+	dst = AppendString(dst, m.UserID)
+	if !m.OmitFlags {
+		dst = append(dst, `,"mapKeysFlag":`...)
+		dst = strconv.AppendBool(dst, m.MapKeys)
+		dst = append(dst, `,"serializeNulls":`...)
+		dst = strconv.AppendBool(dst, m.SerializeNulls)
+	}
+	return append(dst, '}')
+}
+
+// AppendMillis appends a millisecond figure with three decimals, the form
+// of totalTime and of Server-Timing's dur.
+func AppendMillis(dst []byte, ms float64) []byte {
+	if ms < 0 {
+		ms = 0
+	}
+	return strconv.AppendFloat(dst, ms, 'f', 3, 64)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, so
+// the envelope is always valid JSON whatever a caller or upstream sent.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
