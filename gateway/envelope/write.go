@@ -28,14 +28,18 @@ type Meta struct {
 // AppendSuccess appends {"result": result, ...meta} to dst. result must be
 // valid JSON; nil means the empty string result "".
 func AppendSuccess(dst, result []byte, m Meta) []byte {
-	dst = append(dst, `{"result":`...)
+	dst = AppendResultStart(dst)
 	if result == nil {
 		dst = append(dst, `""`...)
 	} else {
 		dst = append(dst, result...)
 	}
-	return appendMeta(dst, m)
+	return AppendMeta(dst, m)
 }
+
+// AppendResultStart appends the envelope's opening up to the result value,
+// so a caller can stream the result in place and close with AppendMeta.
+func AppendResultStart(dst []byte) []byte { return append(dst, `{"result":`...) }
 
 // AppendError appends the error envelope of r. System template and message
 // are included only when exposeSystem is set; they always go to the log.
@@ -57,10 +61,12 @@ func AppendError(dst []byte, r Rendered, exposeSystem bool, m Meta) []byte {
 		dst = AppendString(dst, r.SystemMessage)
 	}
 	dst = append(dst, '}')
-	return appendMeta(dst, m)
+	return AppendMeta(dst, m)
 }
 
-func appendMeta(dst []byte, m Meta) []byte {
+// AppendMeta appends the members after the result or response code and the
+// closing brace.
+func AppendMeta(dst []byte, m Meta) []byte {
 	dst = append(dst, `,"timeStamp":"`...)
 	dst = m.Time.UTC().AppendFormat(dst, TimeLayout)
 	dst = append(dst, `","totalTime":`...)

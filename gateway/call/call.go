@@ -1,0 +1,101 @@
+// Package call holds the state of one gateway request (who called, its trace,
+// the matched route and version, the time spent upstream) and the one writer
+// that turns a handler's result or error into the enveloped answer. Every
+// answer the API listener sends goes through Writer, so the envelope,
+// Server-Timing, totalTime and the response-code bookkeeping cannot diverge.
+package call
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/upstreams"
+)
+
+// Identity is the authenticated caller. It comes only from a verified
+// credential, never from a header the client set.
+type Identity struct {
+	UserID string
+	Roles  []string
+}
+
+// HasRole reports whether the caller holds one of roles.
+func (i Identity) HasRole(roles []string) bool {
+	for _, want := range roles {
+		for _, have := range i.Roles {
+			if have == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Call is the state of one request. The first middleware creates it; the
+// router fills the route and version; handlers read it; the writer records
+// the outcome that the metrics and the call log read after the handler
+// returns. Only the goroutine serving the request touches it, except
+// Upstream, which is safe for concurrent use.
+type Call struct {
+	Start    time.Time
+	Identity Identity
+	// TraceID is the W3C trace id (32 hex digits) of the request.
+	TraceID string
+	// Route is the matched route; nil when nothing matched.
+	Route *routes.Route
+	// Version is the {version} of the path when a route matched.
+	Version string
+	// Options are the route's settings for Version.
+	Options *routes.VersionOptions
+	// Upstream accumulates time spent waiting on backends.
+	Upstream upstreams.Timing
+	// Body is the request body as the handler read it (bounded), for the call
+	// log and the system messages.
+	Body []byte
+
+	// Set by the writer.
+	Status      int
+	CodeID      string
+	SystemMsg   string
+	TotalMillis float64
+}
+
+type callKey struct{}
+
+// With returns ctx carrying c, and the upstream Timing of c for the shared
+// client.
+func With(ctx context.Context, c *Call) context.Context {
+	ctx = context.WithValue(ctx, callKey{}, c)
+	return upstreams.WithTiming(ctx, &c.Upstream)
+}
+
+// From returns the Call of ctx. Outside a request (tests of a bare handler)
+// it returns a fresh Call so handlers never deal with nil.
+func From(ctx context.Context) *Call {
+	if c, ok := ctx.Value(callKey{}).(*Call); ok {
+		return c
+	}
+	return &Call{Start: time.Now()}
+}
+
+// Handler serves one route. It returns the result in the backend's internal
+// field names (the writer maps, filters and envelopes it) or an error (an
+// *envelope.Error, an *upstreams.Error through Upstream, or anything else,
+// which becomes REST_DISPATCHER_FAILED).
+type Handler func(r *http.Request, c *Call) (Result, error)
+
+// Result is what a handler produced.
+type Result struct {
+	// Status is the HTTP status; 0 means 200.
+	Status int
+	// JSON is the result; nil means the empty-string result "".
+	JSON []byte
+	// Exposed marks JSON that is already in exposed names (settings and
+	// listings): the key map is not applied, nulls are still handled.
+	Exposed bool
+	// OmitFlags leaves mapKeysFlag and serializeNulls out of the envelope
+	// (the endpoint listing).
+	OmitFlags bool
+}

@@ -1,0 +1,47 @@
+package call
+
+import (
+	"errors"
+
+	"github.com/restgate/gateway/gateway/envelope"
+	"github.com/restgate/gateway/upstreams"
+)
+
+// Upstream converts an adapter's error to the answer the client gets. A
+// backend's rejection (4xx) becomes rejectedID (SOBJECT_OPERATION_FAILED,
+// QUERY_OPERATION_FAILED, SEARCH_FAILED ...) with the backend's status; every
+// other failure is CALLOUT_FAILED with the status of upstreams.StatusFor:
+// 502 failed, 504 timeout, 503 open breaker (with Retry-After) or full
+// bulkhead, 499 when the client itself went away. Errors that are not
+// upstream errors pass through unchanged.
+func Upstream(err error, rejectedID string) error {
+	if err == nil {
+		return nil
+	}
+	var ee *envelope.Error
+	if errors.As(err, &ee) {
+		return err
+	}
+	ue := upstreams.AsError(err)
+	if ue == nil {
+		return err
+	}
+	if ue.Kind == upstreams.KindRejected {
+		return &envelope.Error{ID: rejectedID, Status: ue.Status, Cause: err}
+	}
+	e := &envelope.Error{ID: envelope.CalloutFailed, Status: upstreams.StatusFor(err), Cause: err}
+	if ue.Kind == upstreams.KindOpen {
+		secs := int((ue.RetryAfter + 999_999_999) / 1_000_000_000)
+		e.RetryAfter = max(secs, 1)
+	}
+	if ue.Kind == upstreams.KindBulkheadFull {
+		e.RetryAfter = 1
+	}
+	return e
+}
+
+// IsClientGone reports whether the error means the caller cancelled (499):
+// nothing can be sent to it, and nobody failed.
+func IsClientGone(status int) bool { return status == statusClientClosed }
+
+const statusClientClosed = 499

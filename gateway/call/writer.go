@@ -1,0 +1,219 @@
+package call
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/restgate/gateway/gateway/envelope"
+	"github.com/restgate/gateway/mapping"
+)
+
+// WriterConfig configures a Writer.
+type WriterConfig struct {
+	Catalog *envelope.Catalog
+	// Always200 answers errors with HTTP 200 (errors.statusMode always200).
+	Always200 bool
+	// ExposeSystemMessages sends the system template and message to clients.
+	ExposeSystemMessages bool
+	// MaxOutput is mapping.maxOutputChars; MaxDepth is mapping.maxDepth.
+	MaxOutput, MaxDepth int
+	// Challenge is the WWW-Authenticate value of a 401.
+	Challenge string
+	// Redact masks credentials in a request body before it reaches a system
+	// message; nil leaves bodies as they are.
+	Redact func([]byte) []byte
+	// Logger receives REST_DISPATCHER_FAILED and 5xx details.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Writer writes every answer of the API listener. Safe for concurrent use.
+type Writer struct {
+	cfg  WriterConfig
+	pool sync.Pool
+}
+
+// NewWriter returns a Writer.
+func NewWriter(cfg WriterConfig) *Writer {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Writer{cfg: cfg, pool: sync.Pool{New: func() any { b := make([]byte, 0, 8192); return &b }}}
+}
+
+// Serve adapts a Handler to http.Handler: it runs h and writes its result
+// or error.
+func (w *Writer) Serve(h Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		c := From(r.Context())
+		res, err := h(r, c)
+		if err != nil {
+			w.Error(rw, r, c, err)
+			return
+		}
+		w.Success(rw, c, res)
+	})
+}
+
+// Success maps res with the route's version options and writes the success
+// envelope; a result that cannot be serialised is answered as
+// SERIALIZATION_FAILED before anything is sent.
+func (w *Writer) Success(rw http.ResponseWriter, c *Call, res Result) {
+	bp := w.pool.Get().(*[]byte)
+	defer w.put(bp)
+	buf := envelope.AppendResultStart((*bp)[:0])
+	if res.JSON == nil {
+		buf = append(buf, `""`...)
+	} else {
+		opts := mapping.Options{MaxDepth: w.cfg.MaxDepth, MaxOutput: w.cfg.MaxOutput}
+		if o := c.Options; o != nil {
+			opts.DropNulls = o.SerializeNulls
+			opts.Select = o.Select
+			if o.MapKeys && !res.Exposed {
+				opts.Map = o.KeyMap
+			}
+		}
+		var err error
+		if buf, err = mapping.Rewrite(buf, res.JSON, opts); err != nil {
+			*bp = buf[:0]
+			w.Error(rw, nil, c, serializationError(err))
+			return
+		}
+	}
+	status := res.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	meta := w.finish(rw, c, status)
+	meta.OmitFlags = res.OmitFlags
+	if o := c.Options; o != nil {
+		meta.MapKeys, meta.SerializeNulls = o.MapKeys, o.SerializeNulls
+	}
+	buf = envelope.AppendMeta(buf, meta)
+	*bp = buf[:0]
+	w.send(rw, status, buf)
+}
+
+func serializationError(err error) error {
+	msg := "the answer could not be serialised"
+	switch {
+	case errors.Is(err, mapping.ErrTooLarge):
+		msg = "the answer reached the output limit; page with limit and offset"
+	case errors.Is(err, mapping.ErrTooDeep):
+		msg = "the answer is nested too deeply"
+	default:
+		var se *mapping.SyntaxError
+		if errors.As(err, &se) {
+			msg = "the upstream answer is not valid JSON"
+		}
+	}
+	return envelope.Wrap(envelope.SerializationFailed, err, msg)
+}
+
+// Error writes the error envelope of err. r may be nil when the request is
+// not at hand (the call's method and path then come from c's log fields).
+func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err error) {
+	total := w.elapsed(c)
+	args := envelope.CallArgs{UserID: c.Identity.UserID, TraceID: c.TraceID, TotalTime: strconv.FormatFloat(total, 'f', 3, 64)}
+	if r != nil {
+		args.Method, args.Path = "HTTP"+r.Method, r.URL.Path
+	}
+	if len(c.Body) > 0 {
+		body := c.Body
+		if w.cfg.Redact != nil {
+			body = w.cfg.Redact(body)
+		}
+		args.Body = string(body)
+	}
+	rd := w.cfg.Catalog.Render(err, args)
+	c.CodeID, c.SystemMsg = rd.Code.ID, rd.SystemMessage
+	if rd.Code.ID == envelope.RestDispatcherFailed || rd.Status >= 500 && rd.Status != 503 {
+		w.cfg.Logger.Error("request failed", "code", rd.Code.ID, "status", rd.Status, "trace_id", c.TraceID, "system_message", rd.SystemMessage)
+	}
+	h := rw.Header()
+	if rd.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(rd.RetryAfter))
+	}
+	if len(rd.Allow) > 0 {
+		h.Set("Allow", joinComma(rd.Allow))
+	}
+	if rd.WWWAuthenticate && w.cfg.Challenge != "" {
+		h.Set("WWW-Authenticate", w.cfg.Challenge)
+	}
+	status := rd.Status
+	meta := w.finish(rw, c, status)
+	if o := c.Options; o != nil {
+		meta.MapKeys, meta.SerializeNulls = o.MapKeys, o.SerializeNulls
+	}
+	bp := w.pool.Get().(*[]byte)
+	defer w.put(bp)
+	out := envelope.AppendError((*bp)[:0], rd, w.cfg.ExposeSystemMessages, meta)
+	*bp = out[:0]
+	if w.cfg.Always200 {
+		status = http.StatusOK
+	}
+	w.send(rw, status, out)
+}
+
+// finish records the outcome on c, sets Server-Timing and returns the
+// envelope's meta. totalTime and Server-Timing's total come from one reading.
+func (w *Writer) finish(rw http.ResponseWriter, c *Call, status int) envelope.Meta {
+	now := w.cfg.Now()
+	total := w.elapsedAt(c, now)
+	c.Status, c.TotalMillis = status, total
+	up := float64(c.Upstream.Total()) / 1e6
+	st := make([]byte, 0, 64)
+	st = append(st, "gateway;dur="...)
+	st = envelope.AppendMillis(st, max(total-up, 0))
+	st = append(st, ", upstream;dur="...)
+	st = envelope.AppendMillis(st, up)
+	st = append(st, ", total;dur="...)
+	st = envelope.AppendMillis(st, total)
+	rw.Header()["Server-Timing"] = []string{string(st)}
+	return envelope.Meta{Time: now, TotalMillis: total, UserID: c.Identity.UserID}
+}
+
+func (w *Writer) elapsed(c *Call) float64 { return w.elapsedAt(c, w.cfg.Now()) }
+
+func (w *Writer) elapsedAt(c *Call, now time.Time) float64 {
+	if c.Start.IsZero() {
+		return 0
+	}
+	// Rounded to the microsecond so totalTime and Server-Timing print the
+	// same three decimals.
+	return float64(now.Sub(c.Start).Microseconds()) / 1000
+}
+
+func (w *Writer) send(rw http.ResponseWriter, status int, body []byte) {
+	h := rw.Header()
+	h["Content-Type"] = []string{"application/json; charset=utf-8"}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["X-Content-Type-Options"] = []string{"nosniff"}
+	rw.WriteHeader(status)
+	_, _ = rw.Write(body)
+}
+
+func (w *Writer) put(bp *[]byte) {
+	if cap(*bp) <= 1<<20 {
+		w.pool.Put(bp)
+	}
+}
+
+func joinComma(list []string) string {
+	out := ""
+	for i, s := range list {
+		if i > 0 {
+			out += ", "
+		}
+		out += s
+	}
+	return out
+}

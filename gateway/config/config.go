@@ -1,0 +1,242 @@
+// Package config decodes config.yaml strictly (an unknown key is an error,
+// reported with its key path), expands ${VAR} and ${VAR:-default} from the
+// environment, and validates the result in a separate pass that changes
+// nothing and reports every problem at once.
+package config
+
+import (
+	"time"
+
+	"github.com/restgate/gateway/upstreams"
+)
+
+// Config is the whole gateway configuration. The zero value of a field means
+// its documented default; Defaults fills them in.
+type Config struct {
+	Server    Server                        `yaml:"server"`
+	Versions  []string                      `yaml:"versions"`
+	Auth      Auth                          `yaml:"auth"`
+	Errors    Errors                        `yaml:"errors"`
+	Mapping   Mapping                       `yaml:"mapping"`
+	Log       Log                           `yaml:"log"`
+	Models    map[string]Model              `yaml:"models"`
+	Upstreams map[string]upstreams.Settings `yaml:"upstreams"`
+	Routes    []Route                       `yaml:"routes"`
+}
+
+// Server configures the listeners.
+type Server struct {
+	// Listen is the API listener's address. Default 127.0.0.1:8443.
+	Listen string `yaml:"listen"`
+	// AdminListen serves /metrics, /healthz, /readyz. Default 127.0.0.1:9090.
+	AdminListen string   `yaml:"adminListen"`
+	TLS         TLS      `yaml:"tls"`
+	Timeouts    Timeouts `yaml:"timeouts"`
+	Limits      Limits   `yaml:"limits"`
+	// DataDir holds the sandbox's SQLite file and uploaded files. Default ./data.
+	DataDir string `yaml:"dataDir"`
+}
+
+// TLS modes.
+const (
+	TLSAuto  = "auto"
+	TLSOff   = "off"
+	TLSFiles = "files"
+)
+
+// TLS configures the API listener's TLS.
+type TLS struct {
+	// Mode is auto (a self-signed certificate made at start), off (plain
+	// HTTP), or files (CertFile and KeyFile). Default auto. A mode that is a
+	// path is not accepted: set files and the two paths.
+	Mode     string `yaml:"mode"`
+	CertFile string `yaml:"certFile"`
+	KeyFile  string `yaml:"keyFile"`
+}
+
+// Timeouts of the listeners and of the drain.
+type Timeouts struct {
+	ReadHeader time.Duration `yaml:"readHeader"` // default 5s
+	Read       time.Duration `yaml:"read"`       // default 30s
+	Write      time.Duration `yaml:"write"`      // default 60s
+	Idle       time.Duration `yaml:"idle"`       // default 120s
+	// Shutdown bounds the drain on SIGTERM. Default 20s.
+	Shutdown time.Duration `yaml:"shutdown"`
+}
+
+// Limits on what a client may send.
+type Limits struct {
+	MaxBodyBytes   int64 `yaml:"maxBodyBytes"`   // default 10 MiB
+	MaxHeaderBytes int   `yaml:"maxHeaderBytes"` // default 32 KiB
+	MaxURLLength   int   `yaml:"maxURLLength"`   // default 4096
+	MaxJSONDepth   int   `yaml:"maxJSONDepth"`   // default 64
+}
+
+// Auth modes.
+const (
+	AuthNone   = "none"
+	AuthJWT    = "jwt"
+	AuthAPIKey = "apikey"
+)
+
+// Auth configures how callers are identified.
+type Auth struct {
+	// Mode is none (only on a loopback listener; caller "anonymous"), jwt or
+	// apikey. Default none.
+	Mode      string    `yaml:"mode"`
+	JWT       JWT       `yaml:"jwt"`
+	APIKeys   []APIKey  `yaml:"apiKeys"`
+	RateLimit RateLimit `yaml:"rateLimit"`
+}
+
+// JWT configures bearer-token checks.
+type JWT struct {
+	// Secret is the HS256 key (from GATEWAY_JWT_SECRET).
+	Secret string `yaml:"secret"`
+	// JWKSURL serves RS256/ES256 keys (from GATEWAY_JWKS_URL).
+	JWKSURL  string `yaml:"jwksURL"`
+	Issuer   string `yaml:"issuer"`
+	Audience string `yaml:"audience"`
+	// Leeway is the clock skew allowed on exp and nbf. Default 30s.
+	Leeway time.Duration `yaml:"leeway"`
+}
+
+// APIKey maps the SHA-256 (hex) of a key to a caller.
+type APIKey struct {
+	SHA256 string   `yaml:"sha256"`
+	UserID string   `yaml:"userId"`
+	Roles  []string `yaml:"roles"`
+}
+
+// RateLimit is the per-user token bucket.
+type RateLimit struct {
+	// RequestsPerSecond per user; 0 disables the limit.
+	RequestsPerSecond float64 `yaml:"requestsPerSecond"`
+	Burst             int     `yaml:"burst"`
+	// MaxUsers bounds the memory of the limiter. Default 10000.
+	MaxUsers int `yaml:"maxUsers"`
+}
+
+// Error status modes.
+const (
+	StatusHTTP      = "http"
+	StatusAlways200 = "always200"
+)
+
+// Errors configures the error envelope.
+type Errors struct {
+	// StatusMode is http (default) or always200 for legacy clients.
+	StatusMode string `yaml:"statusMode"`
+	// ExposeSystemMessages sends systemTemplate and formattedSystemMessage
+	// to clients. Default false.
+	ExposeSystemMessages bool `yaml:"exposeSystemMessages"`
+}
+
+// Mapping configures the key-mapping serializer.
+type Mapping struct {
+	// MaxOutputChars: an answer at or above it is SERIALIZATION_FAILED.
+	// Default 50000.
+	MaxOutputChars int `yaml:"maxOutputChars"`
+	// MaxDepth of JSON nesting. Default 64.
+	MaxDepth int `yaml:"maxDepth"`
+}
+
+// Log configures the call log shipped to the collector and the local log.
+type Log struct {
+	// CollectorURL receives the call log by POST; empty: no callout.
+	CollectorURL  string        `yaml:"collectorURL"`
+	Format        string        `yaml:"format"`        // text (default) or jsonl
+	QueueSize     int           `yaml:"queueSize"`     // default 10000
+	BatchSize     int           `yaml:"batchSize"`     // default 100
+	FlushInterval time.Duration `yaml:"flushInterval"` // default 1s
+	Timeout       time.Duration `yaml:"timeout"`       // default 60s
+	MaxRetries    int           `yaml:"maxRetries"`    // default 3
+	MaxBodyBytes  int           `yaml:"maxBodyBytes"`  // default 2048
+	RedactFields  []string      `yaml:"redactFields"`  // default: password, secret, token, apiKey ...
+	// SlowThreshold: calls slower than this are logged at warning. Default 1s.
+	SlowThreshold time.Duration `yaml:"slowThreshold"`
+	// DuplicateWindow: the same user, method, route and body within it is
+	// a duplicate. Default 10s.
+	DuplicateWindow     time.Duration `yaml:"duplicateWindow"`
+	DuplicateMaxEntries int           `yaml:"duplicateMaxEntries"` // default 100000
+	// Level of the local structured log: debug, info (default), warn, error.
+	Level string `yaml:"level"`
+}
+
+// Model is a record type: its internal field names and, per version, an
+// explicit key map that replaces the derived one.
+type Model struct {
+	Fields   []string                `yaml:"fields"`
+	Versions map[string]ModelVersion `yaml:"versions"`
+}
+
+// ModelVersion overrides a model's key map for one version.
+type ModelVersion struct {
+	// MapKeys maps internal to exposed names; fields it does not name keep
+	// their derived names.
+	MapKeys map[string]string `yaml:"mapKeys"`
+}
+
+// Route kinds: the named handlers and the generic proxy.
+const (
+	KindEndpoints = "endpoints"
+	KindModel     = "model"
+	KindOpenAPI   = "openapi"
+	KindAccounts  = "accounts"
+	KindAccount   = "account"
+	KindWorkflow  = "workflow"
+	KindData      = "data"
+	KindFiles     = "files"
+	KindMessages  = "messages"
+	KindProxy     = "proxy"
+)
+
+// Route declares one path template and what serves it.
+type Route struct {
+	// Path is the template, starting /{version}/.
+	Path string `yaml:"path"`
+	// Kind picks the handler: endpoints, model, openapi, accounts, account,
+	// workflow, data, files, messages or proxy.
+	Kind string `yaml:"kind"`
+	// Action names the operation of a workflow or data route (tasks, claim,
+	// query ...), one per route.
+	Action  string   `yaml:"action"`
+	Methods []string `yaml:"methods"`
+	// Upstream names an entry of upstreams.
+	Upstream string `yaml:"upstream"`
+	Summary  string `yaml:"summary"`
+	// Model names the record type whose key map the route applies.
+	Model string `yaml:"model"`
+	// Produces is an explicit internal -> exposed map; it replaces the
+	// model's map for every version.
+	Produces map[string]string `yaml:"produces"`
+	// Roles maps a method (or "*") to the roles allowed; a caller needs one.
+	Roles map[string][]string `yaml:"roles"`
+	// Timeout bounds the upstream call of this route; 0: the upstream's.
+	Timeout time.Duration `yaml:"timeout"`
+	// NoRetry turns upstream retries off for this route.
+	NoRetry bool `yaml:"noRetry"`
+	// MaxBodyBytes overrides server.limits.maxBodyBytes for this route.
+	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
+	// Versions limits the route to these versions, with their options;
+	// empty: every served version with the defaults.
+	Versions map[string]RouteVersion `yaml:"versions"`
+	// UpstreamPath (proxy): the backend path template; {name} is replaced by
+	// the path parameter of that name, escaped.
+	UpstreamPath string `yaml:"upstreamPath"`
+	// Query (proxy): the query parameters passed on to the backend.
+	Query []string `yaml:"query"`
+	// ResultPath (proxy): a member of the backend's answer to return instead
+	// of the whole answer ("records" of a query).
+	ResultPath string `yaml:"resultPath"`
+}
+
+// RouteVersion is a route's behaviour for one version.
+type RouteVersion struct {
+	// MapKeys applies the key map (mapKeysFlag). Default true.
+	MapKeys *bool `yaml:"mapKeys"`
+	// SerializeNulls removes null members (the seed's naming). Default true.
+	SerializeNulls *bool `yaml:"serializeNulls"`
+	// Fields keeps only these internal fields of each record.
+	Fields []string `yaml:"fields"`
+}

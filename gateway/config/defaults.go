@@ -1,0 +1,76 @@
+package config
+
+import "time"
+
+// Defaults fills every zero field with its documented default. Parse calls
+// it; tests that build a Config by hand call it too.
+func Defaults(c *Config) {
+	s := &c.Server
+	setStr(&s.Listen, "127.0.0.1:8443")
+	setStr(&s.AdminListen, "127.0.0.1:9090")
+	setStr(&s.TLS.Mode, TLSAuto)
+	setDur(&s.Timeouts.ReadHeader, 5*time.Second)
+	setDur(&s.Timeouts.Read, 30*time.Second)
+	setDur(&s.Timeouts.Write, 60*time.Second)
+	setDur(&s.Timeouts.Idle, 120*time.Second)
+	setDur(&s.Timeouts.Shutdown, 20*time.Second)
+	setInt64(&s.Limits.MaxBodyBytes, 10<<20)
+	setInt(&s.Limits.MaxHeaderBytes, 32<<10)
+	setInt(&s.Limits.MaxURLLength, 4096)
+	setInt(&s.Limits.MaxJSONDepth, 64)
+	setStr(&s.DataDir, "./data")
+
+	setStr(&c.Auth.Mode, AuthNone)
+	setDur(&c.Auth.JWT.Leeway, 30*time.Second)
+	setInt(&c.Auth.RateLimit.MaxUsers, 10000)
+	if c.Auth.RateLimit.RequestsPerSecond > 0 && c.Auth.RateLimit.Burst == 0 {
+		c.Auth.RateLimit.Burst = int(c.Auth.RateLimit.RequestsPerSecond) * 2
+	}
+
+	setStr(&c.Errors.StatusMode, StatusHTTP)
+	setInt(&c.Mapping.MaxOutputChars, 50000)
+	setInt(&c.Mapping.MaxDepth, 64)
+
+	l := &c.Log
+	setStr(&l.Format, "text")
+	setInt(&l.QueueSize, 10000)
+	setInt(&l.BatchSize, 100)
+	setDur(&l.FlushInterval, time.Second)
+	setDur(&l.Timeout, 60*time.Second)
+	setInt(&l.MaxRetries, 3)
+	setInt(&l.MaxBodyBytes, 2048)
+	setDur(&l.SlowThreshold, time.Second)
+	setDur(&l.DuplicateWindow, 10*time.Second)
+	setInt(&l.DuplicateMaxEntries, 100000)
+	setStr(&l.Level, "info")
+
+	for i := range c.Routes {
+		if len(c.Routes[i].Methods) == 0 {
+			c.Routes[i].Methods = []string{"GET"}
+		}
+	}
+}
+
+func setStr(p *string, v string) {
+	if *p == "" {
+		*p = v
+	}
+}
+
+func setDur(p *time.Duration, v time.Duration) {
+	if *p == 0 {
+		*p = v
+	}
+}
+
+func setInt(p *int, v int) {
+	if *p == 0 {
+		*p = v
+	}
+}
+
+func setInt64(p *int64, v int64) {
+	if *p == 0 {
+		*p = v
+	}
+}

@@ -1,0 +1,179 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// versionPattern is the form of a served version: v plus a number.
+var versionPattern = regexp.MustCompile(`^v[0-9]+$`)
+
+// Validate checks c without changing it and reports every problem, each
+// prefixed with its key path, joined in one error (nil when valid). Route
+// and key-map checks that need the built route table are done by the route
+// table's builder, which reports in the same form.
+func Validate(c *Config) error {
+	var p problems
+	validateServer(&p, &c.Server)
+	if len(c.Versions) == 0 {
+		p.add("versions", "at least one version must be served")
+	}
+	for i, v := range c.Versions {
+		if !versionPattern.MatchString(v) {
+			p.add(fmt.Sprintf("versions[%d]", i), "%q is not v followed by a number", v)
+		}
+		if slices.Index(c.Versions, v) != i {
+			p.add(fmt.Sprintf("versions[%d]", i), "%q is listed twice", v)
+		}
+	}
+	validateAuth(&p, &c.Auth, c.Server.Listen)
+	switch c.Errors.StatusMode {
+	case StatusHTTP, StatusAlways200:
+	default:
+		p.add("errors.statusMode", "must be %s or %s, not %q", StatusHTTP, StatusAlways200, c.Errors.StatusMode)
+	}
+	if c.Mapping.MaxOutputChars < 0 {
+		p.add("mapping.maxOutputChars", "must not be negative")
+	}
+	if c.Mapping.MaxDepth < 1 {
+		p.add("mapping.maxDepth", "must be at least 1")
+	}
+	validateLog(&p, &c.Log)
+	for name, s := range c.Upstreams {
+		p.errs = append(p.errs, s.Validate("upstreams."+name)...)
+	}
+	return p.err()
+}
+
+func validateServer(p *problems, s *Server) {
+	checkAddr(p, "server.listen", s.Listen)
+	checkAddr(p, "server.adminListen", s.AdminListen)
+	switch s.TLS.Mode {
+	case TLSAuto, TLSOff:
+	case TLSFiles:
+		if s.TLS.CertFile == "" {
+			p.add("server.tls.certFile", "required when mode is files")
+		}
+		if s.TLS.KeyFile == "" {
+			p.add("server.tls.keyFile", "required when mode is files")
+		}
+	default:
+		p.add("server.tls.mode", "must be auto, off or files, not %q", s.TLS.Mode)
+	}
+	t := s.Timeouts
+	for key, d := range map[string]int64{"readHeader": int64(t.ReadHeader), "read": int64(t.Read),
+		"write": int64(t.Write), "idle": int64(t.Idle), "shutdown": int64(t.Shutdown)} {
+		if d <= 0 {
+			p.add("server.timeouts."+key, "must be positive")
+		}
+	}
+	if s.Limits.MaxBodyBytes <= 0 {
+		p.add("server.limits.maxBodyBytes", "must be positive")
+	}
+	if s.Limits.MaxHeaderBytes < 1024 {
+		p.add("server.limits.maxHeaderBytes", "must be at least 1024")
+	}
+	if s.Limits.MaxURLLength < 64 {
+		p.add("server.limits.maxURLLength", "must be at least 64")
+	}
+	if s.Limits.MaxJSONDepth < 1 {
+		p.add("server.limits.maxJSONDepth", "must be at least 1")
+	}
+}
+
+func validateAuth(p *problems, a *Auth, listen string) {
+	switch a.Mode {
+	case AuthNone:
+		if !IsLoopback(listen) {
+			p.add("auth.mode", "none is allowed only on a loopback listener, and server.listen is %q", listen)
+		}
+	case AuthJWT:
+		if a.JWT.Secret == "" && a.JWT.JWKSURL == "" {
+			p.add("auth.jwt", "jwt mode needs a secret (GATEWAY_JWT_SECRET) or a jwksURL (GATEWAY_JWKS_URL)")
+		}
+		if a.JWT.Secret != "" && len(a.JWT.Secret) < 32 {
+			p.add("auth.jwt.secret", "must be at least 32 bytes for HS256")
+		}
+		if a.JWT.JWKSURL != "" {
+			checkURL(p, "auth.jwt.jwksURL", a.JWT.JWKSURL)
+		}
+	case AuthAPIKey:
+		if len(a.APIKeys) == 0 {
+			p.add("auth.apiKeys", "apikey mode needs at least one key")
+		}
+	default:
+		p.add("auth.mode", "must be none, jwt or apikey, not %q", a.Mode)
+	}
+	for i, k := range a.APIKeys {
+		path := fmt.Sprintf("auth.apiKeys[%d]", i)
+		if len(k.SHA256) != 64 || strings.Trim(strings.ToLower(k.SHA256), "0123456789abcdef") != "" {
+			p.add(path+".sha256", "must be the 64 hex digits of the key's SHA-256, never the key")
+		}
+		if k.UserID == "" {
+			p.add(path+".userId", "required")
+		}
+	}
+	if a.JWT.Leeway < 0 || a.JWT.Leeway > 5*60e9 {
+		p.add("auth.jwt.leeway", "must be between 0 and 5m")
+	}
+	if r := a.RateLimit; r.RequestsPerSecond < 0 || (r.RequestsPerSecond > 0 && r.Burst < 1) {
+		p.add("auth.rateLimit", "requestsPerSecond must not be negative, and burst at least 1 when it is set")
+	}
+}
+
+func validateLog(p *problems, l *Log) {
+	if l.CollectorURL != "" {
+		checkURL(p, "log.collectorURL", l.CollectorURL)
+	}
+	if l.Format != "text" && l.Format != "jsonl" {
+		p.add("log.format", "must be text or jsonl, not %q", l.Format)
+	}
+	if l.QueueSize < 1 || l.BatchSize < 1 || l.BatchSize > l.QueueSize {
+		p.add("log.batchSize", "queueSize and batchSize must be positive and batchSize at most queueSize")
+	}
+	switch l.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		p.add("log.level", "must be debug, info, warn or error, not %q", l.Level)
+	}
+}
+
+// IsLoopback reports whether a listen address binds only loopback.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func checkAddr(p *problems, path, addr string) {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		p.add(path, "%q is not host:port", addr)
+	}
+}
+
+func checkURL(p *problems, path, raw string) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.add(path, "must be an absolute http(s) URL")
+	}
+}
+
+// problems collects validation errors with their key paths.
+type problems struct{ errs []error }
+
+func (p *problems) add(path, format string, args ...any) {
+	p.errs = append(p.errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
+}
+
+func (p *problems) err() error { return errors.Join(p.errs...) }

@@ -1,0 +1,235 @@
+package routes
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/mapping"
+)
+
+// kindNeeds says what each route kind requires of its configuration.
+type kindNeeds struct {
+	upstream bool
+	actions  []string
+}
+
+func kinds() map[string]kindNeeds {
+	return map[string]kindNeeds{
+		config.KindEndpoints: {},
+		config.KindModel:     {},
+		config.KindOpenAPI:   {},
+		config.KindAccounts:  {upstream: true},
+		config.KindAccount:   {upstream: true},
+		config.KindWorkflow: {upstream: true, actions: []string{"user", "processDefinitions", "startProcess",
+			"tasks", "task", "assign", "claim", "complete"}},
+		config.KindData: {upstream: true, actions: []string{"versions", "resources", "sobjects", "sobject",
+			"describe", "query", "queryMore", "search"}},
+		config.KindFiles:    {upstream: true},
+		config.KindMessages: {upstream: true},
+		config.KindProxy:    {upstream: true},
+	}
+}
+
+var httpMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
+
+// Build resolves cfg's models and routes into a Table, reporting every
+// problem with its key path: unknown kinds, upstreams or models, duplicate
+// (path, method) pairs, versions that are not served, fields the model does
+// not have, and key maps that collide or cannot be reversed.
+func Build(cfg *config.Config) (*Table, error) {
+	var errs []error
+	t := &Table{Versions: cfg.Versions, Models: make(map[string]*Model)}
+	for _, name := range sortedKeys(cfg.Models) {
+		m, err := buildModel(name, cfg.Models[name], cfg.Versions)
+		errs = append(errs, err...)
+		t.Models[name] = m
+	}
+	seen := make(map[string]string)
+	for i, rc := range cfg.Routes {
+		path := fmt.Sprintf("routes[%d]", i)
+		r, rerrs := buildRoute(path, i, rc, cfg, t)
+		errs = append(errs, rerrs...)
+		for _, m := range rc.Methods {
+			key := m + " " + normalise(rc.Path)
+			if prev, dup := seen[key]; dup {
+				errs = append(errs, errorf(path, "%s %s is already served by %s", m, rc.Path, prev))
+			}
+			seen[key] = path
+		}
+		t.Routes = append(t.Routes, r)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func buildModel(name string, mc config.Model, versions []string) (*Model, []error) {
+	path := "models." + name
+	var errs []error
+	if len(mc.Fields) == 0 {
+		errs = append(errs, errorf(path+".fields", "a model needs at least one field"))
+	}
+	m := &Model{Name: name, Fields: mc.Fields, Maps: make(map[string]*mapping.KeyMap)}
+	for _, v := range sortedKeys(mc.Versions) {
+		if !contains(versions, v) {
+			errs = append(errs, errorf(path+".versions."+v, "version is not served"))
+		}
+		for internal := range mc.Versions[v].MapKeys {
+			if !contains(mc.Fields, internal) {
+				errs = append(errs, errorf(path+".versions."+v+".mapKeys."+internal, "not a field of the model"))
+			}
+		}
+	}
+	for _, v := range versions {
+		pairs := make(map[string]string, len(mc.Fields))
+		for _, f := range mc.Fields {
+			pairs[f] = mapping.Derive(f)
+		}
+		for k, e := range mc.Versions[v].MapKeys {
+			pairs[k] = e
+		}
+		km, err := mapping.NewKeyMap(pairs)
+		if err != nil {
+			errs = append(errs, errorf(path, "key map of %s: %v", v, err))
+			continue
+		}
+		m.Maps[v] = km
+	}
+	return m, errs
+}
+
+func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *Table) (*Route, []error) {
+	var errs []error
+	bad := func(key, format string, args ...any) { errs = append(errs, errorf(path+key, format, args...)) }
+	if !strings.HasPrefix(rc.Path, VersionPrefix) {
+		bad(".path", "must start with %s", VersionPrefix)
+	} else if err := checkTemplate(rc.Path); err != nil {
+		bad(".path", "%v", err)
+	}
+	needs, known := kinds()[rc.Kind]
+	if !known {
+		bad(".kind", "unknown kind %q", rc.Kind)
+	}
+	if needs.upstream {
+		if rc.Upstream == "" {
+			bad(".upstream", "required for kind %s", rc.Kind)
+		} else if _, ok := cfg.Upstreams[rc.Upstream]; !ok {
+			bad(".upstream", "no upstream named %q", rc.Upstream)
+		}
+	}
+	if len(needs.actions) > 0 && !contains(needs.actions, rc.Action) {
+		bad(".action", "must be one of %s for kind %s", strings.Join(needs.actions, ", "), rc.Kind)
+	} else if len(needs.actions) == 0 && rc.Action != "" {
+		bad(".action", "kind %s takes no action", rc.Kind)
+	}
+	if rc.Kind == config.KindProxy && rc.UpstreamPath == "" {
+		bad(".upstreamPath", "required for kind proxy")
+	}
+	for _, p := range upstreamParams(rc.UpstreamPath) {
+		if !contains(PathParams(rc.Path), p) {
+			bad(".upstreamPath", "{%s} is not a parameter of %s", p, rc.Path)
+		}
+	}
+	for i, m := range rc.Methods {
+		if !contains(httpMethods, m) {
+			bad(fmt.Sprintf(".methods[%d]", i), "%q is not an HTTP method", m)
+		}
+	}
+	for m := range rc.Roles {
+		if m != "*" && !contains(rc.Methods, m) {
+			bad(".roles."+m, "not a method of the route")
+		}
+	}
+	var model *Model
+	if rc.Model != "" {
+		if model = t.Models[rc.Model]; model == nil {
+			bad(".model", "no model named %q", rc.Model)
+		}
+	}
+	var produces *mapping.KeyMap
+	if rc.Produces != nil {
+		km, err := mapping.NewKeyMap(rc.Produces)
+		if err != nil {
+			bad(".produces", "%v", err)
+		}
+		produces = km
+	}
+	r := &Route{Template: rc.Path, Index: index, Spec: rc, Versions: make(map[string]*VersionOptions)}
+	for _, v := range sortedKeys(rc.Versions) {
+		if !contains(cfg.Versions, v) {
+			bad(".versions."+v, "version is not served")
+		}
+	}
+	for _, v := range cfg.Versions {
+		vc, listed := rc.Versions[v]
+		if len(rc.Versions) > 0 && !listed {
+			continue
+		}
+		o := &VersionOptions{MapKeys: boolOr(vc.MapKeys, true), SerializeNulls: boolOr(vc.SerializeNulls, true), KeyMap: produces}
+		if o.KeyMap == nil && model != nil {
+			o.KeyMap = model.Maps[v]
+		}
+		if len(vc.Fields) > 0 {
+			for _, f := range vc.Fields {
+				if model != nil && !contains(model.Fields, f) {
+					bad(".versions."+v+".fields", "%q is not a field of model %s", f, model.Name)
+				}
+			}
+			o.Select = mapping.NewFieldSet(vc.Fields...)
+		}
+		r.Versions[v] = o
+	}
+	return r, errs
+}
+
+func boolOr(p *bool, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// normalise replaces parameter names so /a/{x} and /a/{y} compare equal.
+func normalise(template string) string {
+	segs := strings.Split(template, "/")
+	for i, s := range segs {
+		if strings.HasPrefix(s, "{") {
+			segs[i] = "{}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// checkTemplate accepts segments that are literal or a whole {name}.
+func checkTemplate(t string) error {
+	for _, seg := range strings.Split(t[1:], "/") {
+		if seg == "" {
+			return fmt.Errorf("empty segment in %q", t)
+		}
+		open, close := strings.Count(seg, "{"), strings.Count(seg, "}")
+		if open != close || open > 1 || (open == 1 && (seg[0] != '{' || seg[len(seg)-1] != '}' || len(seg) < 3)) {
+			return fmt.Errorf("segment %q must be literal or a whole {name}", seg)
+		}
+	}
+	return nil
+}
+
+// upstreamParams lists the {name} placeholders of an upstream path template.
+func upstreamParams(t string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(t, '{')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(t[i:], '}')
+		if j < 0 {
+			return out
+		}
+		out = append(out, t[i+1:i+j])
+		t = t[i+j+1:]
+	}
+}

@@ -1,0 +1,132 @@
+// Package routes builds the route table from the configuration: every
+// (path template, method) the gateway serves, with each version's key map
+// and serializer settings resolved. The router, the endpoint listing, the
+// OpenAPI document and `gateway check` all read this one table, so none of
+// them can drift from what is served.
+package routes
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/mapping"
+)
+
+// VersionPrefix starts every route template.
+const VersionPrefix = "/{version}/"
+
+// Table is the built route table. It is immutable; a reload builds a new one.
+type Table struct {
+	// Versions are the served versions, in config order.
+	Versions []string
+	// Routes in config order.
+	Routes []*Route
+	// Models are the declared models with their per-version key maps.
+	Models map[string]*Model
+}
+
+// Route is one configured path template.
+type Route struct {
+	// Template is the path template, such as /{version}/accounts/{accountId}.
+	Template string
+	// Index is the route's position in config.yaml (for key paths).
+	Index int
+	// Spec is the route as configured, defaults filled in.
+	Spec config.Route
+	// Versions holds the options of each version the route serves.
+	Versions map[string]*VersionOptions
+}
+
+// VersionOptions is what a route does for one version.
+type VersionOptions struct {
+	// MapKeys is the mapKeysFlag: whether KeyMap is applied.
+	MapKeys bool
+	// SerializeNulls removes null members (the seed's naming).
+	SerializeNulls bool
+	// KeyMap maps internal to exposed names; nil when the route has no model
+	// and no produces map.
+	KeyMap *mapping.KeyMap
+	// Select keeps only these internal fields of each record; nil keeps all.
+	Select *mapping.FieldSet
+}
+
+// Produces is the internal -> exposed map listed for the route, or nil.
+func (o *VersionOptions) Produces() map[string]string {
+	if o == nil || o.KeyMap == nil || !o.MapKeys {
+		return nil
+	}
+	pairs := o.KeyMap.Pairs()
+	if o.Select != nil {
+		for k := range pairs {
+			if !o.Select.Has(k) {
+				delete(pairs, k)
+			}
+		}
+	}
+	return pairs
+}
+
+// Serves reports whether the route serves version v.
+func (r *Route) Serves(v string) bool { _, ok := r.Versions[v]; return ok }
+
+// Model is a declared record type.
+type Model struct {
+	Name   string
+	Fields []string
+	// Maps holds the key map of each served version.
+	Maps map[string]*mapping.KeyMap
+}
+
+// Entry is one (route, method) pair: one row of the endpoint listing.
+type Entry struct {
+	Route  *Route
+	Method string
+}
+
+// Operation is the seed's method token: HTTPGET, HTTPPOST ...
+func (e Entry) Operation() string { return "HTTP" + e.Method }
+
+// Entries lists every (route, method) in config order.
+func (t *Table) Entries() []Entry {
+	var out []Entry
+	for _, r := range t.Routes {
+		for _, m := range r.Spec.Methods {
+			out = append(out, Entry{Route: r, Method: m})
+		}
+	}
+	return out
+}
+
+// PathParams returns the names of the {param} segments of a template,
+// version excluded.
+func PathParams(template string) []string {
+	var out []string
+	for _, seg := range strings.Split(template, "/") {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			name, _, _ := strings.Cut(seg[1:len(seg)-1], ":")
+			if name != "version" {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// sortedKeys returns the keys of m, sorted, for deterministic reports.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contains(list []string, s string) bool { return slices.Contains(list, s) }
+
+func errorf(path, format string, args ...any) error {
+	return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
+}
