@@ -1,0 +1,141 @@
+// Package workflow is the adapter of the workflow engine (UPSTREAMS.md B2):
+// a Flowable (or Activiti) REST service reached over HTTP Basic. It turns the
+// gateway's task vocabulary (status open|closed, candidate) into the
+// engine's real parameters, unwraps the engine's list envelopes and reads
+// both of its error body shapes into *upstreams.Error.
+//
+// Credentials are not the adapter's business: the Doer it is given (the
+// shared upstreams client) adds the configured Basic header.
+package workflow
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/restgate/gateway/upstreams"
+)
+
+// Upstream is the upstream name this adapter reports in its errors.
+const Upstream = "workflow"
+
+// maxBody bounds how much of an answer is read; a task list of 1000 items
+// with variables is far below it, so more means a misbehaving backend.
+const maxBody = 16 << 20
+
+// Client calls one workflow engine. It is safe for concurrent use.
+type Client struct {
+	base string
+	doer upstreams.Doer
+}
+
+// New returns a Client for the engine's REST service base, for example
+// http://host:8080/flowable-rest/service (a trailing slash is ignored).
+// Every call goes through doer, which is expected to add the Basic
+// credentials, breaker, timeouts and retries.
+func New(baseURL string, doer upstreams.Doer) *Client {
+	return &Client{base: strings.TrimRight(baseURL, "/"), doer: doer}
+}
+
+// call sends one request and returns the status and body of a 2xx answer;
+// every other outcome is an *upstreams.Error.
+func (c *Client) call(ctx context.Context, method, path string, query url.Values, body any) (int, []byte, error) {
+	target := c.base + path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	var reader io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			return 0, nil, fmt.Errorf("encoding %s %s body: %w", method, path, err)
+		}
+		reader = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, reader)
+	if err != nil {
+		return 0, nil, fmt.Errorf("building %s %s: %w", method, path, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.doer.Do(req)
+	if err != nil {
+		return 0, nil, transportError(ctx, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return 0, nil, transportError(ctx, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return 0, nil, statusError(resp.StatusCode, raw)
+	}
+	if len(raw) > maxBody {
+		return 0, nil, invalid(fmt.Errorf("answer to %s %s exceeds %d bytes", method, path, maxBody))
+	}
+	return resp.StatusCode, raw, nil
+}
+
+// getObject GETs path and returns its body, which must be a JSON object.
+func (c *Client) getObject(ctx context.Context, path string) ([]byte, error) {
+	_, body, err := c.call(ctx, http.MethodGet, path, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !isObject(body) {
+		return nil, invalid(errNotObject("GET", path))
+	}
+	return body, nil
+}
+
+// getList GETs path and returns the engine envelope's data array.
+func (c *Client) getList(ctx context.Context, path string, query url.Values) ([]byte, error) {
+	_, body, err := c.call(ctx, http.MethodGet, path, query, nil)
+	if err != nil {
+		return nil, err
+	}
+	var envelope struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(body, &envelope); err != nil {
+		return nil, invalid(fmt.Errorf("GET %s: %w", path, err))
+	}
+	data := bytes.TrimSpace(envelope.Data)
+	if len(data) == 0 || data[0] != '[' {
+		return nil, invalid(fmt.Errorf("GET %s: answer has no data array", path))
+	}
+	return data, nil
+}
+
+func isObject(body []byte) bool {
+	body = bytes.TrimSpace(body)
+	return len(body) > 0 && body[0] == '{' && json.Valid(body)
+}
+
+func invalid(err error) *upstreams.Error {
+	return &upstreams.Error{Upstream: Upstream, Kind: upstreams.KindInvalid, Err: err}
+}
+
+// transportError keeps an *upstreams.Error from the shared client as it is
+// and classifies the bare errors of a plain *http.Client.
+func transportError(ctx context.Context, err error) error {
+	if ue := upstreams.AsError(err); ue != nil {
+		return ue
+	}
+	kind := upstreams.KindFailed
+	switch {
+	case errors.Is(ctx.Err(), context.Canceled):
+		kind = upstreams.KindCanceled
+	case errors.Is(err, context.DeadlineExceeded):
+		kind = upstreams.KindTimeout
+	}
+	return &upstreams.Error{Upstream: Upstream, Kind: kind, Err: err}
+}

@@ -1,0 +1,80 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/restgate/gateway/upstreams"
+)
+
+// StartRequest starts one process instance. Exactly one of
+// ProcessDefinitionID and ProcessDefinitionKey is required; a key starts
+// the latest version of that definition.
+type StartRequest struct {
+	ProcessDefinitionID  string     `json:"processDefinitionId,omitempty"`
+	ProcessDefinitionKey string     `json:"processDefinitionKey,omitempty"`
+	BusinessKey          string     `json:"businessKey,omitempty"`
+	Variables            []Variable `json:"variables,omitempty"`
+}
+
+// User returns the engine's user record (GET /identity/users/{id}). An
+// unknown user is a 404 *upstreams.Error, and so is an answer whose id is
+// null or absent, which some engines send for an unknown user.
+func (c *Client) User(ctx context.Context, username string) ([]byte, error) {
+	if err := checkID("username", username); err != nil {
+		return nil, err
+	}
+	body, err := c.getObject(ctx, "/identity/users/"+url.PathEscape(username))
+	if err != nil {
+		return nil, err
+	}
+	var user struct {
+		ID *string `json:"id"`
+	}
+	if err := json.Unmarshal(body, &user); err != nil {
+		return nil, invalid(fmt.Errorf("GET user: %w", err))
+	}
+	if user.ID == nil || *user.ID == "" {
+		return nil, upstreams.NewStatusError(Upstream, http.StatusNotFound, "", fmt.Sprintf("Could not find a user with id '%s'.", username))
+	}
+	return body, nil
+}
+
+// ProcessDefinitions returns the data array of
+// GET /repository/process-definitions (the engine's first page of 10).
+func (c *Client) ProcessDefinitions(ctx context.Context) ([]byte, error) {
+	return c.getList(ctx, "/repository/process-definitions", nil)
+}
+
+// StartProcess starts an instance (POST /runtime/process-instances) and
+// returns the engine's instance record. An unknown definition is a 400
+// *upstreams.Error, as the engine answers it.
+func (c *Client) StartProcess(ctx context.Context, r StartRequest) ([]byte, error) {
+	switch {
+	case r.ProcessDefinitionID == "" && r.ProcessDefinitionKey == "":
+		return nil, &ParamError{Param: "processDefinitionId", Reason: "processDefinitionId or processDefinitionKey is required"}
+	case r.ProcessDefinitionID != "" && r.ProcessDefinitionKey != "":
+		return nil, &ParamError{Param: "processDefinitionKey", Value: r.ProcessDefinitionKey, Reason: "give processDefinitionId or processDefinitionKey, not both"}
+	}
+	for _, v := range r.Variables {
+		if v.Name == "" {
+			return nil, &ParamError{Param: "variables", Reason: "every variable needs a name"}
+		}
+	}
+	const path = "/runtime/process-instances"
+	_, body, err := c.call(ctx, http.MethodPost, path, nil, r)
+	if err != nil {
+		return nil, err
+	}
+	if !isObject(body) {
+		return nil, invalid(errNotObject("POST", path))
+	}
+	return body, nil
+}
+
+func errNotObject(method, path string) error {
+	return fmt.Errorf("%s %s: answer is not a JSON object", method, path)
+}
