@@ -1,0 +1,34 @@
+package metrics
+
+import "time"
+
+// CallDone records one finished upstream call, retries included, with its
+// outcome: "success" or an upstreams.Kind's String() ("rejected", "failed",
+// "timeout", "open", ...). upstream is the configured upstream name. With
+// BreakerChanged it makes *Metrics an upstreams.Observer.
+func (m *Metrics) CallDone(upstream, outcome string, d time.Duration) {
+	upstream, outcome = normalizeName(upstream), normalizeName(outcome)
+	m.upstreamCalls.WithLabelValues(upstream, outcome).Inc()
+	m.upstreamDuration.WithLabelValues(upstream, outcome).Observe(d.Seconds())
+}
+
+// BreakerChanged records a breaker transition and sets the upstream's state
+// gauge to the new state. States are "closed", "half-open" and "open"; any
+// other is counted as Other and leaves the gauge unchanged.
+func (m *Metrics) BreakerChanged(upstream, from, to string) {
+	upstream = normalizeName(upstream)
+	m.breakerTransition.WithLabelValues(upstream, normalizeState(from), normalizeState(to)).Inc()
+	if v, ok := breakerValue(to); ok {
+		m.breakerState.WithLabelValues(upstream).Set(v)
+	}
+}
+
+// SetBreakerState sets an upstream's state gauge without counting a
+// transition. Call it once per upstream when its breaker is built (with
+// "closed"), so the series exists before the first transition; an unknown
+// state is ignored.
+func (m *Metrics) SetBreakerState(upstream, state string) {
+	if v, ok := breakerValue(state); ok {
+		m.breakerState.WithLabelValues(normalizeName(upstream)).Set(v)
+	}
+}
