@@ -1,0 +1,280 @@
+package upstreams
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Client is the one way the gateway calls a backend. Each configured
+// upstream gets its own Client, so one backend's failures, slowness and
+// connections never touch another's. Safe for concurrent use.
+//
+// A call passes, in order: the bulkhead (at most MaxConcurrent in flight),
+// the call timeout, then for each attempt the circuit breaker and the
+// transport; idempotent calls are retried within the retry budget.
+type Client struct {
+	name      string
+	given     Settings
+	s         Settings
+	transport *http.Transport
+	breaker   *breaker
+	bulkhead  *bulkhead
+	retry     *retrier
+	obs       Observer
+}
+
+// NewClient builds the client of upstream name. s is validated (the errors
+// are *FieldError, joined, with paths under "upstreams.<name>") and its zero
+// fields take their defaults. obs may be nil; it is called synchronously and
+// must not block.
+func NewClient(name string, s Settings, obs Observer) (*Client, error) {
+	if errs := s.Validate("upstreams." + name); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	d := s.WithDefaults()
+	seed := uint64(time.Now().UnixNano())
+	return &Client{
+		name:      name,
+		given:     s,
+		s:         d,
+		transport: newTransport(d),
+		breaker:   newBreaker(name, d.Breaker, obs),
+		bulkhead:  newBulkhead(d.MaxConcurrent),
+		retry:     newRetrier(d.Retry, rand.NewPCG(seed, seed>>1|1)),
+		obs:       obs,
+	}, nil
+}
+
+// Name is the upstream's configured name.
+func (c *Client) Name() string { return c.name }
+
+// Settings are the settings as given to NewClient (without defaults), so a
+// reload can keep the client when they did not change.
+func (c *Client) Settings() Settings { return c.given }
+
+// BreakerState is "closed", "half-open" or "open".
+func (c *Client) BreakerState() string { return c.breaker.state() }
+
+// Close closes idle connections. Calls in flight finish normally.
+func (c *Client) Close() { c.transport.CloseIdleConnections() }
+
+// Do sends req and implements Doer. It returns a response only for 1xx-4xx
+// answers; every failure is an *Error (see StatusFor). The response's Body
+// must be closed: closing it ends the call, releasing its bulkhead slot and
+// timeout and reporting its outcome. A read error on that Body is an *Error
+// too (KindFailed, KindTimeout or KindCanceled).
+//
+// req is not modified; credentials and the trace context of req.Context()
+// are set on a copy. Requests are not redirected.
+func (c *Client) Do(req *http.Request) (*http.Response, error) {
+	k := &call{c: c, parent: req.Context(), start: time.Now()}
+	if !c.bulkhead.tryAcquire() {
+		closeRequestBody(req)
+		k.report(KindBulkheadFull.String())
+		return nil, &Error{Upstream: c.name, Kind: KindBulkheadFull}
+	}
+	opts := CallOptionsFrom(k.parent)
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = c.s.Timeout
+	}
+	k.ctx, k.cancel = context.WithTimeout(k.parent, timeout)
+	c.retry.onCall()
+
+	resp, done, err := k.send(req, opts.NoRetry)
+	if err != nil {
+		k.end(err, 0)
+		return nil, err
+	}
+	if resp.Body == nil || resp.Body == http.NoBody {
+		done(nil)
+		k.end(nil, resp.StatusCode)
+		return resp, nil
+	}
+	resp.Body = &body{rc: resp.Body, k: k, done: done, status: resp.StatusCode}
+	return resp, nil
+}
+
+// call is one Do: the caller's context, the call's own bounded one, and
+// what must be released when it ends.
+type call struct {
+	c      *Client
+	parent context.Context
+	ctx    context.Context
+	cancel context.CancelFunc
+	start  time.Time
+}
+
+// send runs the attempts. On success done reports the attempt's outcome to
+// the breaker and must be called once the body is finished.
+func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error), *Error) {
+	c := k.c
+	canRetry := !noRetry && replayable(req)
+	var last *Error
+	for attempt := 1; ; attempt++ {
+		out := req.Clone(k.ctx)
+		if attempt > 1 && req.GetBody != nil {
+			b, err := req.GetBody()
+			if err != nil {
+				return nil, nil, last
+			}
+			out.Body = b
+		}
+		done, open := c.breaker.allow()
+		if open != nil {
+			closeRequestBody(out)
+			if last != nil {
+				// Opened under our own failures: the backend's answer says more.
+				return nil, nil, last
+			}
+			return nil, nil, open
+		}
+		if out.Header == nil {
+			out.Header = make(http.Header)
+		}
+		prepare(k.parent, out.Header, c.s.Auth)
+
+		resp, err := c.transport.RoundTrip(out)
+		switch {
+		case err != nil:
+			last = classify(c.name, k.parent, k.ctx, err)
+		case resp.StatusCode >= http.StatusInternalServerError:
+			last = statusError(c.name, resp)
+		default:
+			return resp, done, nil
+		}
+		done(last)
+
+		retryable := last.Kind == KindFailed && (last.Status == 0 || retryableStatus(last.Status)) ||
+			last.Kind == KindTimeout && k.ctx.Err() == nil
+		if !canRetry || !retryable || attempt >= c.retry.attempts || !c.retry.spend() {
+			return nil, nil, last
+		}
+		if !sleep(k.ctx, c.retry.delay(attempt)) {
+			if errors.Is(k.parent.Err(), context.Canceled) {
+				return nil, nil, &Error{Upstream: c.name, Kind: KindCanceled, Err: k.parent.Err()}
+			}
+			return nil, nil, last
+		}
+	}
+}
+
+// end releases the call's resources and reports it; err nil is an answer
+// with status.
+func (k *call) end(err *Error, status int) {
+	k.cancel()
+	k.c.bulkhead.release()
+	switch {
+	case err != nil:
+		k.report(err.Kind.String())
+	case status >= http.StatusBadRequest:
+		k.report(KindRejected.String())
+	default:
+		k.report("success")
+	}
+}
+
+func (k *call) report(outcome string) {
+	d := time.Since(k.start)
+	if t := TimingFrom(k.parent); t != nil {
+		t.Add(d)
+	}
+	k.c.obs.CallDone(k.c.name, outcome, d)
+}
+
+// body ends its call at the first of EOF, a read error, or Close.
+type body struct {
+	rc     io.ReadCloser
+	k      *call
+	done   func(error)
+	status int
+	once   sync.Once
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	switch {
+	case err == nil:
+	case errors.Is(err, io.EOF):
+		b.finish(nil)
+	default:
+		e := classify(b.k.c.name, b.k.parent, b.k.ctx, err)
+		b.finish(e)
+		return n, e
+	}
+	return n, err
+}
+
+// Close ends the call as a success unless a read already failed: a caller
+// that stops reading early has its answer.
+func (b *body) Close() error {
+	err := b.rc.Close()
+	b.finish(nil)
+	return err
+}
+
+func (b *body) finish(e *Error) {
+	b.once.Do(func() {
+		if e == nil {
+			b.done(nil) // not e: a nil *Error is a non-nil error
+		} else {
+			b.done(e)
+		}
+		b.k.end(e, b.status)
+	})
+}
+
+func closeRequestBody(req *http.Request) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+}
+
+// StatusFor maps an error of a call to the status the gateway answers with,
+// in one place: KindCanceled 499 (logged only; the client is gone),
+// KindTimeout 504, KindOpen and KindBulkheadFull 503, KindRejected the
+// backend's status, everything else 502. nil is 200.
+func StatusFor(err error) int {
+	if err == nil {
+		return http.StatusOK
+	}
+	if ue := AsError(err); ue != nil {
+		switch ue.Kind {
+		case KindCanceled:
+			return StatusClientClosedRequest
+		case KindTimeout:
+			return http.StatusGatewayTimeout
+		case KindOpen, KindBulkheadFull:
+			return http.StatusServiceUnavailable
+		case KindRejected:
+			if ue.Status >= 400 && ue.Status < 500 {
+				return ue.Status
+			}
+		}
+		return http.StatusBadGateway
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return StatusClientClosedRequest
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusGatewayTimeout
+	}
+	return http.StatusBadGateway
+}
+
+// StatusClientClosedRequest is nginx's 499: the client went away before the
+// answer. It is logged and counted, never sent.
+const StatusClientClosedRequest = 499
+
+type nopObserver struct{}
+
+func (nopObserver) CallDone(string, string, time.Duration) {}
+func (nopObserver) BreakerChanged(string, string, string)  {}

@@ -1,0 +1,95 @@
+package upstreams
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/propagation"
+)
+
+// Transport tuning that has no setting of its own.
+const (
+	idleConnTimeout       = 90 * time.Second
+	tcpKeepAlive          = 30 * time.Second
+	expectContinueTimeout = time.Second
+	// minIdleConns keeps MaxIdleConns from being the bottleneck when the
+	// per-host pool is configured small.
+	minIdleConns = 100
+	// maxErrorBody bounds how much of a 5xx answer becomes Error.Message.
+	maxErrorBody = 4 << 10
+	// maxDrain bounds what is read past the message so the connection can
+	// be reused; a longer error body costs the connection instead.
+	maxDrain = 64 << 10
+)
+
+// newTransport clones http.DefaultTransport (keeping its proxy-from-
+// environment and HTTP/2 support) and tunes it from settings that already
+// carry their defaults.
+func newTransport(s Settings) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	dialer := &net.Dialer{Timeout: s.ConnectTimeout, KeepAlive: tcpKeepAlive}
+	t.DialContext = dialer.DialContext
+	t.MaxIdleConns = max(s.MaxIdleConnsPerHost, minIdleConns)
+	t.MaxIdleConnsPerHost = s.MaxIdleConnsPerHost
+	t.IdleConnTimeout = idleConnTimeout
+	t.TLSHandshakeTimeout = s.ConnectTimeout
+	t.ResponseHeaderTimeout = s.ResponseHeaderTimeout
+	t.ExpectContinueTimeout = expectContinueTimeout
+	t.ForceAttemptHTTP2 = true
+	return t
+}
+
+// prepare sets what every outgoing request carries: the configured
+// credentials (they override what an adapter set) and the W3C trace context
+// of ctx, when it holds one. h belongs to a clone, never to the caller.
+func prepare(ctx context.Context, h http.Header, a AuthSettings) {
+	if a.Username != "" {
+		r := http.Request{Header: h}
+		r.SetBasicAuth(a.Username, a.Password)
+	}
+	if a.BearerToken != "" {
+		h.Set("Authorization", "Bearer "+a.BearerToken)
+	}
+	for name, value := range a.Headers {
+		h.Set(name, value)
+	}
+	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(h))
+}
+
+// classify turns an error of one attempt (or of reading its body) into the
+// client's *Error. parent is the caller's context, ctx the call's own,
+// bounded by the call timeout.
+func classify(upstream string, parent, ctx context.Context, err error) *Error {
+	kind := KindFailed
+	switch {
+	case errors.Is(parent.Err(), context.Canceled):
+		kind = KindCanceled
+	case ctx.Err() != nil:
+		kind = KindTimeout
+	case isTimeout(err):
+		kind = KindTimeout
+	}
+	return &Error{Upstream: upstream, Kind: kind, Err: err}
+}
+
+// isTimeout reports an attempt-level timeout: connect, TLS handshake or
+// response headers.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+// statusError consumes and closes a 5xx answer, keeping the start of its
+// body as the message.
+func statusError(upstream string, resp *http.Response) *Error {
+	buf, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
+	_ = resp.Body.Close()
+	msg := strings.TrimSpace(strings.ToValidUTF8(string(buf), "\uFFFD"))
+	return &Error{Upstream: upstream, Kind: KindFailed, Status: resp.StatusCode, Message: msg}
+}

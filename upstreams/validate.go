@@ -1,0 +1,208 @@
+package upstreams
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Defaults of Settings, applied by WithDefaults to every zero field.
+const (
+	DefaultTimeout               = 10 * time.Second
+	DefaultConnectTimeout        = 2 * time.Second
+	DefaultResponseHeaderTimeout = 8 * time.Second
+	DefaultMaxIdleConnsPerHost   = 64
+	DefaultMaxConcurrent         = 256
+	DefaultConsecutiveFailures   = 5
+	DefaultMinRequests           = 20
+	DefaultBreakerInterval       = 60 * time.Second
+	DefaultOpenTimeout           = 30 * time.Second
+	DefaultHalfOpenRequests      = 1
+	DefaultRetryAttempts         = 2
+	DefaultRetryBackoff          = 25 * time.Millisecond
+	DefaultRetryBudget           = 0.1
+)
+
+// MaxRetryAttempts bounds Retry.Attempts: more tries than this only multiply
+// the load on a backend that is already failing.
+const MaxRetryAttempts = 10
+
+// SandboxURL is the Settings.URL that selects the embedded reference server.
+const SandboxURL = "sandbox"
+
+// FieldError is one problem Validate found, at the config key path Path
+// (for example "upstreams.accounts.breaker.failureRatio").
+type FieldError struct {
+	Path    string
+	Problem string
+}
+
+// Error reads "<path>: <problem>".
+func (e *FieldError) Error() string { return e.Path + ": " + e.Problem }
+
+// WithDefaults returns s with every zero field replaced by its documented
+// default. Maps are shared with s, not copied.
+func (s Settings) WithDefaults() Settings {
+	s.Timeout = orDuration(s.Timeout, DefaultTimeout)
+	s.ConnectTimeout = orDuration(s.ConnectTimeout, DefaultConnectTimeout)
+	s.ResponseHeaderTimeout = orDuration(s.ResponseHeaderTimeout, DefaultResponseHeaderTimeout)
+	if s.MaxIdleConnsPerHost == 0 {
+		s.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
+	}
+	if s.MaxConcurrent == 0 {
+		s.MaxConcurrent = DefaultMaxConcurrent
+	}
+	b := &s.Breaker
+	if b.ConsecutiveFailures == 0 {
+		b.ConsecutiveFailures = DefaultConsecutiveFailures
+	}
+	if b.MinRequests == 0 {
+		b.MinRequests = DefaultMinRequests
+	}
+	b.Interval = orDuration(b.Interval, DefaultBreakerInterval)
+	b.OpenTimeout = orDuration(b.OpenTimeout, DefaultOpenTimeout)
+	if b.HalfOpenRequests == 0 {
+		b.HalfOpenRequests = DefaultHalfOpenRequests
+	}
+	r := &s.Retry
+	if r.Attempts == 0 {
+		r.Attempts = DefaultRetryAttempts
+	}
+	r.Backoff = orDuration(r.Backoff, DefaultRetryBackoff)
+	if r.Budget == 0 {
+		r.Budget = DefaultRetryBudget
+	}
+	return s
+}
+
+func orDuration(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+// Validate reports every problem in s, each a *FieldError whose path starts
+// with path (the upstream's key, e.g. "upstreams.accounts"). Zero fields are
+// valid: they mean their default. Validate changes nothing.
+func (s Settings) Validate(path string) []error {
+	var errs []error
+	bad := func(key, problem string) {
+		errs = append(errs, &FieldError{Path: path + "." + key, Problem: problem})
+	}
+	if problem := checkURL(s.URL); problem != "" {
+		bad("url", problem)
+	}
+	durations := []struct {
+		key string
+		d   time.Duration
+	}{
+		{"timeout", s.Timeout},
+		{"connectTimeout", s.ConnectTimeout},
+		{"responseHeaderTimeout", s.ResponseHeaderTimeout},
+		{"breaker.interval", s.Breaker.Interval},
+		{"breaker.openTimeout", s.Breaker.OpenTimeout},
+		{"retry.backoff", s.Retry.Backoff},
+	}
+	for _, f := range durations {
+		if f.d < 0 {
+			bad(f.key, "must not be negative")
+		}
+	}
+	if s.MaxIdleConnsPerHost < 0 {
+		bad("maxIdleConnsPerHost", "must not be negative")
+	}
+	if s.MaxConcurrent < 0 {
+		bad("maxConcurrent", "must not be negative")
+	}
+	if !inUnitInterval(s.Breaker.FailureRatio) {
+		bad("breaker.failureRatio", "must be between 0 and 1")
+	}
+	if s.Retry.Attempts < 0 || s.Retry.Attempts > MaxRetryAttempts {
+		bad("retry.attempts", fmt.Sprintf("must be between 0 and %d", MaxRetryAttempts))
+	}
+	if !inUnitInterval(s.Retry.Budget) {
+		bad("retry.budget", "must be between 0 and 1")
+	}
+	for _, e := range s.Auth.validate() {
+		bad("auth."+e.Path, e.Problem)
+	}
+	return errs
+}
+
+func inUnitInterval(f float64) bool {
+	return !math.IsNaN(f) && f >= 0 && f <= 1
+}
+
+// checkURL returns what is wrong with a configured upstream URL, or "".
+func checkURL(raw string) string {
+	const want = `must be "sandbox" or an absolute http(s) URL`
+	if raw == SandboxURL {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return want
+	}
+	if u.User != nil {
+		// Credentials in the URL would end up in logs and error texts.
+		return "must not carry credentials; use auth"
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "must not have a query or fragment"
+	}
+	return ""
+}
+
+// validate reports credential problems with paths relative to "auth".
+// An empty value most often means a ${VAR} that was not set, so it is named.
+func (a AuthSettings) validate() []*FieldError {
+	var errs []*FieldError
+	if a.Username != "" && a.Password == "" {
+		errs = append(errs, &FieldError{Path: "password", Problem: "required when username is set"})
+	}
+	if a.Password != "" && a.Username == "" {
+		errs = append(errs, &FieldError{Path: "username", Problem: "required when password is set"})
+	}
+	if a.Username != "" && a.BearerToken != "" {
+		errs = append(errs, &FieldError{Path: "bearerToken", Problem: "cannot be combined with username/password"})
+	}
+	if strings.ContainsAny(a.Username, ":\r\n") {
+		errs = append(errs, &FieldError{Path: "username", Problem: "must not contain ':' or line breaks"})
+	}
+	if strings.ContainsAny(a.BearerToken, " \r\n") {
+		errs = append(errs, &FieldError{Path: "bearerToken", Problem: "must not contain spaces or line breaks"})
+	}
+	for _, name := range slices.Sorted(maps.Keys(a.Headers)) {
+		value := a.Headers[name]
+		switch {
+		case !isToken(name):
+			errs = append(errs, &FieldError{Path: "headers." + name, Problem: "is not a valid header name"})
+		case value == "":
+			errs = append(errs, &FieldError{Path: "headers." + name, Problem: "must not be empty"})
+		case strings.ContainsAny(value, "\r\n\x00"):
+			errs = append(errs, &FieldError{Path: "headers." + name, Problem: "must not contain line breaks"})
+		}
+	}
+	return errs
+}
+
+// isToken reports whether s is an RFC 9110 token (a valid header name).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			continue
+		}
+		if !strings.ContainsRune("!#$%&'*+-.^_`|~", r) {
+			return false
+		}
+	}
+	return true
+}

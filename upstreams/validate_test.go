@@ -1,0 +1,134 @@
+package upstreams
+
+import (
+	"math"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestWithDefaults(t *testing.T) {
+	t.Parallel()
+	got := Settings{URL: SandboxURL}.WithDefaults()
+	want := Settings{
+		URL:                   SandboxURL,
+		Timeout:               10 * time.Second,
+		ConnectTimeout:        2 * time.Second,
+		ResponseHeaderTimeout: 8 * time.Second,
+		MaxIdleConnsPerHost:   64,
+		MaxConcurrent:         256,
+		Breaker: BreakerSettings{
+			ConsecutiveFailures: 5, MinRequests: 20, Interval: time.Minute,
+			OpenTimeout: 30 * time.Second, HalfOpenRequests: 1,
+		},
+		Retry: RetrySettings{Attempts: 2, Backoff: 25 * time.Millisecond, Budget: 0.1},
+	}
+	assert.Equal(t, want, got)
+
+	set := Settings{URL: "http://x", Timeout: time.Second, Retry: RetrySettings{Attempts: 1}}
+	assert.Equal(t, time.Second, set.WithDefaults().Timeout, "set fields are kept")
+	assert.Equal(t, 1, set.WithDefaults().Retry.Attempts)
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc string
+		s    Settings
+		want []string
+	}{
+		{desc: "sandbox with defaults", s: Settings{URL: "sandbox"}},
+		{desc: "https with everything set", s: Settings{
+			URL: "https://crm.example.com/api", Timeout: time.Second,
+			Breaker: BreakerSettings{FailureRatio: 1}, Retry: RetrySettings{Attempts: 10, Budget: 1},
+			Auth: AuthSettings{Username: "u", Password: "p", Headers: map[string]string{"X-Key": "k"}},
+		}},
+		{desc: "missing url", s: Settings{}, want: []string{`upstreams.a.url: must be "sandbox" or an absolute http(s) URL`}},
+		{desc: "relative url", s: Settings{URL: "/api"}, want: []string{`upstreams.a.url: must be "sandbox" or an absolute http(s) URL`}},
+		{desc: "other scheme", s: Settings{URL: "ftp://host"}, want: []string{`upstreams.a.url: must be "sandbox" or an absolute http(s) URL`}},
+		{desc: "credentials in url", s: Settings{URL: "http://u:p@host"}, want: []string{"upstreams.a.url: must not carry credentials; use auth"}},
+		{desc: "query in url", s: Settings{URL: "http://host/?a=1"}, want: []string{"upstreams.a.url: must not have a query or fragment"}},
+		{desc: "every problem at once", s: Settings{
+			URL: "sandbox", Timeout: -1, ConnectTimeout: -1, ResponseHeaderTimeout: -1,
+			MaxIdleConnsPerHost: -1, MaxConcurrent: -1,
+			Breaker: BreakerSettings{FailureRatio: 1.5, Interval: -1, OpenTimeout: -1},
+			Retry:   RetrySettings{Attempts: 11, Backoff: -1, Budget: -0.1},
+		}, want: []string{
+			"upstreams.a.timeout: must not be negative",
+			"upstreams.a.connectTimeout: must not be negative",
+			"upstreams.a.responseHeaderTimeout: must not be negative",
+			"upstreams.a.breaker.interval: must not be negative",
+			"upstreams.a.breaker.openTimeout: must not be negative",
+			"upstreams.a.retry.backoff: must not be negative",
+			"upstreams.a.maxIdleConnsPerHost: must not be negative",
+			"upstreams.a.maxConcurrent: must not be negative",
+			"upstreams.a.breaker.failureRatio: must be between 0 and 1",
+			"upstreams.a.retry.attempts: must be between 0 and 10",
+			"upstreams.a.retry.budget: must be between 0 and 1",
+		}},
+		{desc: "NaN ratio", s: Settings{URL: "sandbox", Breaker: BreakerSettings{FailureRatio: math.NaN()}},
+			want: []string{"upstreams.a.breaker.failureRatio: must be between 0 and 1"}},
+		{desc: "auth problems", s: Settings{URL: "sandbox", Auth: AuthSettings{
+			Username: "a:b", BearerToken: "t t",
+			Headers: map[string]string{"Bad Name": "v", "X-Empty": "", "X-Split": "a\r\nb"},
+		}}, want: []string{
+			"upstreams.a.auth.password: required when username is set",
+			"upstreams.a.auth.bearerToken: cannot be combined with username/password",
+			"upstreams.a.auth.username: must not contain ':' or line breaks",
+			"upstreams.a.auth.bearerToken: must not contain spaces or line breaks",
+			"upstreams.a.auth.headers.Bad Name: is not a valid header name",
+			"upstreams.a.auth.headers.X-Empty: must not be empty",
+			"upstreams.a.auth.headers.X-Split: must not contain line breaks",
+		}},
+		{desc: "password without username", s: Settings{URL: "sandbox", Auth: AuthSettings{Password: "p"}},
+			want: []string{"upstreams.a.auth.username: required when password is set"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			errs := tt.s.Validate("upstreams.a")
+			got := make([]string, 0, len(errs))
+			for _, err := range errs {
+				var fe *FieldError
+				require.ErrorAs(t, err, &fe)
+				got = append(got, err.Error())
+			}
+			assert.Equal(t, append([]string{}, tt.want...), got)
+		})
+	}
+}
+
+func FuzzCheckURL(f *testing.F) {
+	for _, seed := range []string{"sandbox", "http://host", "https://h:8443/base", "ftp://x", "", "http://u:p@h", "http://[::1", "//host", "http:///path"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if checkURL(raw) != "" || raw == SandboxURL {
+			return
+		}
+		u, err := url.Parse(raw)
+		require.NoError(t, err)
+		assert.Contains(t, []string{"http", "https"}, u.Scheme)
+		assert.NotEmpty(t, u.Host)
+		assert.Nil(t, u.User)
+	})
+}
+
+func FuzzIsToken(f *testing.F) {
+	for _, seed := range []string{"X-Key", "Bad Name", "", "a\r\nb", "ü"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if !isToken(name) {
+			return
+		}
+		for _, r := range name {
+			assert.Less(t, r, rune(0x7f))
+			assert.Greater(t, r, rune(' '))
+			assert.NotContains(t, `"(),/:;<=>?@[\]{}`, string(r))
+		}
+	})
+}
