@@ -1,0 +1,278 @@
+package mapping
+
+// Defaults applied by Rewrite to zero Options fields.
+const (
+	// DefaultMaxDepth is the nesting limit when Options.MaxDepth is 0.
+	DefaultMaxDepth = 64
+	// DefaultMaxOutput is the output limit in bytes when Options.MaxOutput
+	// is 0: the original service's 50000-character serializer limit.
+	DefaultMaxOutput = 50000
+)
+
+// Options say how Rewrite transforms a document. The zero value copies valid
+// JSON in compact form, within the default limits.
+type Options struct {
+	// Map renames object keys at every depth: a key found in Map is written
+	// as its mapped name, any other key is copied unchanged. Nil or empty:
+	// keys are left unchanged (and RejectUnknown has no effect). To map an
+	// input body back to internal names, pass km.Reverse().
+	Map *KeyMap
+
+	// DropNulls removes object members whose value is null, at every depth.
+	// Null array elements stay: removing them would shift positions.
+	DropNulls bool
+
+	// Select, when not nil, keeps only the listed keys at record depth: the
+	// members of a top-level object, or of objects that are direct elements
+	// of a top-level array. Keys are matched as they appear in the input,
+	// before mapping (internal names on output). Nil keeps every key.
+	Select *FieldSet
+
+	// RejectUnknown makes a record-depth key that Map knows on neither side
+	// (neither as a key to rename nor as a name it produces) an
+	// *UnknownFieldError. It is checked before Select.
+	RejectUnknown bool
+
+	// MaxDepth limits nesting of objects and arrays; a top-level object is
+	// depth 1. 0 or less means DefaultMaxDepth. Deeper input is ErrTooDeep.
+	MaxDepth int
+
+	// MaxOutput limits the bytes Rewrite appends: reaching MaxOutput is
+	// ErrTooLarge, found early rather than after writing everything.
+	// 0 means DefaultMaxOutput; negative means no limit.
+	MaxOutput int
+}
+
+// level says where a value sits, for the record-depth rules.
+type level uint8
+
+const (
+	levelTop     level = iota // the document itself
+	levelElement              // a direct element of a top-level array
+	levelNested               // anything deeper
+)
+
+// Rewrite appends the transformed src to dst and returns the extended
+// slice. It does not decode src into Go values: numbers keep their exact
+// text, strings are copied with their escapes, members keep their order, and
+// whitespace is dropped. An object key written with escapes ("Na\u006de")
+// is matched by its decoded value and written as the mapped name, or
+// verbatim when unmapped.
+//
+// On error nothing is appended: the returned slice is dst as it was passed,
+// so a partial document never reaches a client. Errors are *SyntaxError,
+// *UnknownFieldError, ErrTooDeep and ErrTooLarge.
+//
+// Reusing dst (dst[:0] of the last result) makes a steady-state call free of
+// allocations.
+func Rewrite(dst, src []byte, opts Options) ([]byte, error) {
+	r := rewriter{
+		src:       src,
+		dst:       dst,
+		start:     len(dst),
+		maxDepth:  opts.MaxDepth,
+		limit:     opts.MaxOutput,
+		m:         opts.Map,
+		sel:       opts.Select,
+		dropNulls: opts.DropNulls,
+	}
+	if r.maxDepth <= 0 {
+		r.maxDepth = DefaultMaxDepth
+	}
+	if r.limit == 0 {
+		r.limit = DefaultMaxOutput
+	}
+	if r.m.Len() == 0 {
+		r.m = nil
+	}
+	r.reject = opts.RejectUnknown && r.m != nil
+
+	r.skipSpace()
+	if err := r.value(0, levelTop); err != nil {
+		return dst, err
+	}
+	r.skipSpace()
+	if r.pos < len(r.src) {
+		return dst, r.syntaxError(r.pos, "invalid character "+quoteChar(r.src[r.pos])+" after top-level value")
+	}
+	return r.dst, nil
+}
+
+// rewriter is the state of one Rewrite call; it lives on the stack.
+type rewriter struct {
+	src       []byte
+	pos       int
+	dst       []byte
+	start     int
+	limit     int
+	maxDepth  int
+	m         *KeyMap
+	sel       *FieldSet
+	dropNulls bool
+	reject    bool
+	// keyBuf holds an escaped key once decoded; field names fit, so
+	// decoding does not allocate.
+	keyBuf [128]byte
+}
+
+// value writes the value at r.pos. depth is the number of containers
+// enclosing it.
+func (r *rewriter) value(depth int, lv level) error {
+	if r.pos >= len(r.src) {
+		return r.syntaxError(r.pos, "unexpected end of JSON input")
+	}
+	start := r.pos
+	switch c := r.src[r.pos]; {
+	case c == '{':
+		return r.object(depth+1, lv)
+	case c == '[':
+		return r.array(depth+1, lv)
+	case c == '"':
+		if _, err := r.scanString(); err != nil {
+			return err
+		}
+	default:
+		if err := r.scanScalar(); err != nil {
+			return err
+		}
+	}
+	r.dst = append(r.dst, r.src[start:r.pos]...)
+	return r.checkSize()
+}
+
+func (r *rewriter) object(depth int, lv level) error {
+	if depth > r.maxDepth {
+		return ErrTooDeep
+	}
+	record := lv != levelNested
+	r.pos++
+	r.dst = append(r.dst, '{')
+	r.skipSpace()
+	if r.pos < len(r.src) && r.src[r.pos] == '}' {
+		r.pos++
+		r.dst = append(r.dst, '}')
+		return r.checkSize()
+	}
+	first := true
+	for {
+		if r.pos >= len(r.src) || r.src[r.pos] != '"' {
+			return r.unexpected("looking for beginning of object key string")
+		}
+		keyStart := r.pos
+		escaped, err := r.scanString()
+		if err != nil {
+			return err
+		}
+		keyEnd := r.pos
+		key := r.src[keyStart+1 : keyEnd-1]
+		if escaped {
+			key = r.decodeKey(key)
+		}
+		r.skipSpace()
+		if r.pos >= len(r.src) || r.src[r.pos] != ':' {
+			return r.unexpected("after object key")
+		}
+		r.pos++
+		r.skipSpace()
+
+		keep := true
+		if record {
+			if r.reject && !r.m.known(key) {
+				return &UnknownFieldError{Field: string(key)}
+			}
+			if r.sel != nil && !r.sel.hasKey(key) {
+				keep = false
+			}
+		}
+		if keep && r.dropNulls && r.pos < len(r.src) && r.src[r.pos] == 'n' {
+			keep = false
+		}
+		if keep {
+			if !first {
+				r.dst = append(r.dst, ',')
+			}
+			first = false
+			if t, ok := r.lookup(key); ok {
+				r.dst = append(r.dst, t.quoted...)
+			} else {
+				r.dst = append(r.dst, r.src[keyStart:keyEnd]...)
+			}
+			r.dst = append(r.dst, ':')
+			if err := r.value(depth, levelNested); err != nil {
+				return err
+			}
+		} else if err := r.skipValue(depth); err != nil {
+			return err
+		}
+
+		r.skipSpace()
+		if r.pos >= len(r.src) {
+			return r.syntaxError(r.pos, "unexpected end of JSON input")
+		}
+		switch r.src[r.pos] {
+		case ',':
+			r.pos++
+			r.skipSpace()
+		case '}':
+			r.pos++
+			r.dst = append(r.dst, '}')
+			return r.checkSize()
+		default:
+			return r.unexpected("after object key:value pair")
+		}
+	}
+}
+
+func (r *rewriter) array(depth int, lv level) error {
+	if depth > r.maxDepth {
+		return ErrTooDeep
+	}
+	elem := levelNested
+	if lv == levelTop {
+		elem = levelElement
+	}
+	r.pos++
+	r.dst = append(r.dst, '[')
+	r.skipSpace()
+	if r.pos < len(r.src) && r.src[r.pos] == ']' {
+		r.pos++
+		r.dst = append(r.dst, ']')
+		return r.checkSize()
+	}
+	for {
+		if err := r.value(depth, elem); err != nil {
+			return err
+		}
+		r.skipSpace()
+		if r.pos >= len(r.src) {
+			return r.syntaxError(r.pos, "unexpected end of JSON input")
+		}
+		switch r.src[r.pos] {
+		case ',':
+			r.pos++
+			r.skipSpace()
+			r.dst = append(r.dst, ',')
+		case ']':
+			r.pos++
+			r.dst = append(r.dst, ']')
+			return r.checkSize()
+		default:
+			return r.unexpected("after array element")
+		}
+	}
+}
+
+func (r *rewriter) lookup(key []byte) (target, bool) {
+	if r.m == nil {
+		return target{}, false
+	}
+	t, ok := r.m.fwd[string(key)]
+	return t, ok
+}
+
+func (r *rewriter) checkSize() error {
+	if r.limit >= 0 && len(r.dst)-r.start >= r.limit {
+		return ErrTooLarge
+	}
+	return nil
+}
