@@ -1,0 +1,228 @@
+// Package calllog formats, redacts and ships the per-call log entry.
+//
+// Every call produces one Entry. The request path only hands it to
+// Shipper.Enqueue, which copies what it must and returns at once; redaction,
+// formatting, truncation and the POST to the collector all happen on the
+// shipper's own goroutine, so a slow, dead or refusing collector never slows
+// or fails a request.
+package calllog
+
+import (
+	"math"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// Entry is one call as the log sees it. The first group of fields makes up
+// the seed's text line; the second group is only in the structured (jsonl)
+// form, which is what analytics read.
+type Entry struct {
+	// Time is when the call arrived; it is written in UTC with milliseconds.
+	Time time.Time
+	// Text is the free text after "Rest Log :", usually a short summary.
+	Text string
+	// UserID and TraceID are written as "null" when empty.
+	UserID  string
+	TraceID string
+	// TotalTime is the call's total time in milliseconds.
+	TotalTime float64
+	// Method is the seed's method token, such as "HTTPGET".
+	Method string
+	// Path is the request path as the client sent it.
+	Path string
+	// Body is the request body. Enqueue copies it, so the caller may reuse
+	// the buffer as soon as Enqueue returns.
+	Body []byte
+
+	// Route is the route template (never the raw path), for bounded grouping.
+	Route string
+	// Version is the API version segment, such as "v1".
+	Version string
+	// ResponseCode is the error envelope id (such as "URL_INVALID"), empty on
+	// success.
+	ResponseCode string
+	// Status is the HTTP status sent to the client.
+	Status int
+	// UpstreamTime is the time spent waiting on backends, in milliseconds.
+	UpstreamTime float64
+	// Duplicate marks a call the duplicate detector saw within its window.
+	Duplicate bool
+}
+
+// timeLayout is ISO 8601 in UTC with milliseconds, as the envelope's timeStamp.
+const timeLayout = "2006-01-02T15:04:05.000Z"
+
+// AppendLine appends the seed's text line for e, with body in place of
+// e.Body (the shipper passes the redacted, truncated body), and no trailing
+// newline:
+//
+//	<timestamp> Rest Log : <text> UserId: <id> | TraceId: <id or null> | TotalTime: <n> | Method: <token> | Path: <path> | Body: <body>
+//
+// Carriage returns and line feeds in any field are written as spaces, so one
+// entry is always exactly one line; in a JSON body they can only be
+// insignificant whitespace, so the body stays valid JSON. Invalid UTF-8 is
+// replaced by U+FFFD, so the line is always valid UTF-8.
+func AppendLine(dst []byte, e *Entry, body []byte) []byte {
+	dst = e.Time.UTC().AppendFormat(dst, timeLayout)
+	dst = append(dst, " Rest Log : "...)
+	dst = appendOneLine(dst, e.Text)
+	dst = append(dst, " UserId: "...)
+	dst = appendOneLine(dst, orNull(e.UserID))
+	dst = append(dst, " | TraceId: "...)
+	dst = appendOneLine(dst, orNull(e.TraceID))
+	dst = append(dst, " | TotalTime: "...)
+	dst = appendMillis(dst, e.TotalTime)
+	dst = append(dst, " | Method: "...)
+	dst = appendOneLine(dst, e.Method)
+	dst = append(dst, " | Path: "...)
+	dst = appendOneLine(dst, e.Path)
+	dst = append(dst, " | Body: "...)
+	return appendOneLine(dst, body)
+}
+
+// AppendJSON appends e as one JSON object (no trailing newline) with every
+// field, body in place of e.Body as a JSON string. Empty user and trace ids
+// are JSON null. Invalid UTF-8 is replaced by U+FFFD, so the object is always
+// valid JSON.
+func AppendJSON(dst []byte, e *Entry, body []byte) []byte {
+	dst = append(dst, `{"time":"`...)
+	dst = e.Time.UTC().AppendFormat(dst, timeLayout)
+	dst = append(dst, `","text":`...)
+	dst = appendJSONString(dst, e.Text)
+	dst = append(dst, `,"userId":`...)
+	dst = appendJSONStringOrNull(dst, e.UserID)
+	dst = append(dst, `,"traceId":`...)
+	dst = appendJSONStringOrNull(dst, e.TraceID)
+	dst = append(dst, `,"totalTime":`...)
+	dst = appendMillis(dst, e.TotalTime)
+	dst = append(dst, `,"method":`...)
+	dst = appendJSONString(dst, e.Method)
+	dst = append(dst, `,"path":`...)
+	dst = appendJSONString(dst, e.Path)
+	dst = append(dst, `,"body":`...)
+	dst = appendJSONString(dst, body)
+	dst = append(dst, `,"route":`...)
+	dst = appendJSONString(dst, e.Route)
+	dst = append(dst, `,"version":`...)
+	dst = appendJSONString(dst, e.Version)
+	dst = append(dst, `,"responseCode":`...)
+	dst = appendJSONString(dst, e.ResponseCode)
+	dst = append(dst, `,"status":`...)
+	dst = strconv.AppendInt(dst, int64(e.Status), 10)
+	dst = append(dst, `,"upstreamTime":`...)
+	dst = appendMillis(dst, e.UpstreamTime)
+	dst = append(dst, `,"duplicate":`...)
+	dst = strconv.AppendBool(dst, e.Duplicate)
+	return append(dst, '}')
+}
+
+func orNull(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return s
+}
+
+// appendMillis writes v rounded to at most three decimals, without trailing
+// zeros. NaN and infinities (a broken clock) are written as 0 so that the
+// JSON form stays valid.
+func appendMillis(dst []byte, v float64) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(dst, '0')
+	}
+	r := math.Round(v*1000) / 1000
+	if r == 0 {
+		r = 0 // drop the sign of -0
+	}
+	return strconv.AppendFloat(dst, r, 'f', -1, 64)
+}
+
+func appendOneLine[T string | []byte](dst []byte, s T) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\n' || c == '\r':
+			dst = append(dst, ' ')
+			i++
+		case c < utf8.RuneSelf:
+			dst = append(dst, c)
+			i++
+		default:
+			r, size := decodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			} else {
+				dst = append(dst, s[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return dst
+}
+
+func appendJSONStringOrNull(dst []byte, s string) []byte {
+	if s == "" {
+		return append(dst, "null"...)
+	}
+	return appendJSONString(dst, s)
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendJSONString[T string | []byte](dst []byte, s T) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := decodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, `\ufffd`...)
+				i++
+				start = i
+				continue
+			}
+			// U+2028 and U+2029 are valid JSON but break JavaScript readers.
+			if r == '\u2028' || r == '\u2029' {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, `\u202`...)
+				dst = append(dst, hexDigits[r&0xf])
+				i += size
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, `\n`...)
+		case '\r':
+			dst = append(dst, `\r`...)
+		case '\t':
+			dst = append(dst, `\t`...)
+		default:
+			dst = append(dst, `\u00`...)
+			dst = append(dst, hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// decodeRune decodes the first rune of s; the conversion of at most four
+// bytes to a string does not allocate.
+func decodeRune[T string | []byte](s T) (rune, int) {
+	return utf8.DecodeRuneInString(string(s[:min(len(s), utf8.UTFMax)]))
+}
