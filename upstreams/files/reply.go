@@ -1,0 +1,132 @@
+package files
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/restgate/gateway/upstreams"
+)
+
+// maxAnswer bounds the batch answer read: 500 full feed items fit easily.
+const maxAnswer = 32 << 20
+
+// maxErrorBody bounds an error answer read, maxErrorMessage the text copied
+// from it into an error.
+const (
+	maxErrorBody    = 64 << 10
+	maxErrorMessage = 512
+)
+
+type batchAnswer struct {
+	HasErrors bool          `json:"hasErrors"`
+	Results   []batchResult `json:"results"`
+}
+
+type batchResult struct {
+	StatusCode int             `json:"statusCode"`
+	Result     json.RawMessage `json:"result"`
+}
+
+func readAnswer(ctx context.Context, resp *http.Response, files []File) ([]Result, error) {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		code, msg := errorOf(body)
+		if msg == "" {
+			msg = http.StatusText(resp.StatusCode)
+		}
+		return nil, upstreams.NewStatusError(Name, resp.StatusCode, code, msg)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		return nil, transportError(ctx, err)
+	}
+	if len(body) > maxAnswer {
+		return nil, invalid(fmt.Sprintf("answer larger than %d bytes", maxAnswer), nil)
+	}
+	return parseAnswer(body, files)
+}
+
+// parseAnswer maps the batch results to the files by position, which is how
+// the backend orders them.
+func parseAnswer(body []byte, files []File) ([]Result, error) {
+	var a batchAnswer
+	if err := json.Unmarshal(body, &a); err != nil {
+		return nil, invalid("batch answer is not the documented JSON", err)
+	}
+	if len(a.Results) != len(files) {
+		return nil, invalid(fmt.Sprintf("%d results for %d files", len(a.Results), len(files)), nil)
+	}
+	out := make([]Result, len(files))
+	for i, r := range a.Results {
+		out[i] = Result{Title: files[i].Title, StatusCode: r.StatusCode}
+		if r.StatusCode >= 200 && r.StatusCode <= 299 {
+			var item struct {
+				ID string `json:"id"`
+			}
+			if err := json.Unmarshal(r.Result, &item); err != nil || item.ID == "" {
+				return nil, invalid(fmt.Sprintf("result %d: a success without a feed item id", i), err)
+			}
+			out[i].ID = item.ID
+			continue
+		}
+		if r.StatusCode < 400 || r.StatusCode > 599 {
+			return nil, invalid(fmt.Sprintf("result %d: status code %d", i, r.StatusCode), nil)
+		}
+		out[i].Errors = itemErrors(r.Result, r.StatusCode)
+	}
+	return out, nil
+}
+
+// itemErrors reads a failed item's result: documented as an array of
+// {errorCode, message}; a single object or plain text is read too, and an
+// item never ends up without at least one error to show.
+func itemErrors(raw json.RawMessage, status int) []ItemError {
+	var list []ItemError
+	if json.Unmarshal(raw, &list) == nil && len(list) > 0 {
+		for i := range list {
+			list[i].Message = truncate(list[i].Message)
+		}
+		return list
+	}
+	var one ItemError
+	if json.Unmarshal(raw, &one) == nil && (one.ErrorCode != "" || one.Message != "") {
+		one.Message = truncate(one.Message)
+		return []ItemError{one}
+	}
+	msg := http.StatusText(status)
+	if s := strings.TrimSpace(string(raw)); s != "" && s != "null" && s != "[]" && s != "{}" {
+		msg = truncate(s)
+	}
+	return []ItemError{{Message: msg}}
+}
+
+// errorOf extracts code and message from a whole-request error answer,
+// which the data API family sends as [{"errorCode", "message"}].
+func errorOf(body []byte) (code, msg string) {
+	body = bytes.TrimSpace(body)
+	var list []ItemError
+	if json.Unmarshal(body, &list) == nil && len(list) > 0 {
+		return list[0].ErrorCode, truncate(list[0].Message)
+	}
+	var one ItemError
+	if json.Unmarshal(body, &one) == nil && (one.ErrorCode != "" || one.Message != "") {
+		return one.ErrorCode, truncate(one.Message)
+	}
+	return "", truncate(string(body))
+}
+
+func truncate(s string) string {
+	if len(s) > maxErrorMessage {
+		return s[:maxErrorMessage] + "..."
+	}
+	return s
+}
+
+func invalid(msg string, err error) error {
+	return &upstreams.Error{Upstream: Name, Kind: upstreams.KindInvalid, Message: msg, Err: err}
+}
