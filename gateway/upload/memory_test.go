@@ -1,0 +1,140 @@
+package upload_test
+
+import (
+	"context"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/gateway/upload"
+	"github.com/restgate/gateway/upstreams/files"
+)
+
+// The whole upload path, client body to backend, must cost a bounded amount
+// of memory whatever the file size: the reader spools to disk and the
+// adapter streams from there.
+const (
+	bigUploadBytes = 200 << 20
+	heapBound      = 32 << 20
+)
+
+// patternReader yields n bytes of a fixed pattern without holding them.
+type patternReader struct{ left int64 }
+
+func (p *patternReader) Read(b []byte) (int, error) {
+	if p.left == 0 {
+		return 0, io.EOF
+	}
+	if int64(len(b)) > p.left {
+		b = b[:p.left]
+	}
+	for i := range b {
+		b[i] = byte('a' + i%26)
+	}
+	p.left -= int64(len(b))
+	return len(b), nil
+}
+
+// heapPeak samples HeapInuse until stop is called and returns the peak.
+func heapPeak() (stop func() uint64) {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return peak.Load()
+	}
+}
+
+func TestLargeUploadStaysInBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 200 MiB to disk and sends it over loopback")
+	}
+	var received atomic.Int64
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		received.Store(n)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		_, _ = io.WriteString(w, `{"hasErrors": false, "results": [{"statusCode": 201, "result": {"id": "0D5xx0000000001"}}]}`)
+	}))
+	defer backend.Close()
+	adapter, err := files.New(backend.URL, "v35.0", "0DB", backend.Client())
+	require.NoError(t, err)
+
+	// The client body is generated while it is read.
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		err := func() error {
+			if err := mw.WriteField("subjectId", "001xx000003DGb2"); err != nil {
+				return err
+			}
+			fw, err := mw.CreateFormFile("file", "big.bin")
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(fw, &patternReader{left: bigUploadBytes}); err != nil {
+				return err
+			}
+			return mw.Close()
+		}()
+		pw.CloseWithError(err)
+	}()
+
+	runtime.GC()
+	stop := heapPeak()
+	dir := t.TempDir()
+	up, err := upload.Read(multipart.NewReader(pr, mw.Boundary()), dir, upload.Limits{MaxTotalBytes: 1 << 30})
+	require.NoError(t, err)
+	defer up.Close()
+	require.Len(t, up.Files, 1)
+	require.Equal(t, int64(bigUploadBytes), up.Files[0].Size)
+
+	f := up.Files[0]
+	results, err := adapter.Upload(context.Background(), up.SubjectID, []files.File{
+		{Title: f.Title, Filename: f.Filename, Size: f.Size, Open: f.Open},
+	})
+	peak := stop()
+	require.NoError(t, err)
+	assert.Equal(t, "0D5xx0000000001", results[0].ID)
+	assert.Greater(t, received.Load(), int64(bigUploadBytes), "the backend got the whole file")
+	t.Logf("HeapInuse peak over a %d MiB upload: %.1f MiB", bigUploadBytes>>20, float64(peak)/(1<<20))
+	assert.Less(t, peak, uint64(heapBound), "HeapInuse peak")
+
+	require.NoError(t, up.Close())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "spool file removed")
+}
