@@ -1,0 +1,312 @@
+package calllog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// ErrInvalidConfig is wrapped by every error NewShipper returns.
+var ErrInvalidConfig = errors.New("calllog: invalid config")
+
+// Config tunes a Shipper. Its zero value, with a URL, is usable: every field
+// names its default.
+type Config struct {
+	// URL is the collector the batches are POSTed to (http or https). Empty
+	// means no callout: the Shipper accepts and discards entries.
+	URL string
+	// Format is "text" (the seed's line, the default) or "jsonl" (one JSON
+	// object per line, with the structured-only fields).
+	Format string
+	// QueueSize is how many entries may wait; when full, the oldest is
+	// dropped. Default 10000.
+	QueueSize int
+	// MaxQueueBytes bounds the body bytes held by waiting entries; past it,
+	// the oldest are dropped. Default 32 MiB.
+	MaxQueueBytes int
+	// BatchSize is the most entries in one POST. Default 100.
+	BatchSize int
+	// FlushInterval is the longest a queued entry waits for a batch to fill.
+	// Default 1s.
+	FlushInterval time.Duration
+	// Timeout bounds one POST attempt. Default 60s (the seed's 60000 ms).
+	Timeout time.Duration
+	// MaxRetries is how many times a batch is re-sent after a transport
+	// error, 429 or 5xx. Default 3; negative means no retry.
+	MaxRetries int
+	// Backoff is the wait before the first retry; it doubles on each retry,
+	// with jitter, up to 30s. Default 200ms.
+	Backoff time.Duration
+	// MaxBodyBytes is the most body bytes logged per entry, after redaction.
+	// Default 2048; negative logs no body, only its size.
+	MaxBodyBytes int
+	// RedactFields are the field names whose values are masked; nil means
+	// DefaultRedactFields, empty means none.
+	RedactFields []string
+}
+
+// Metrics receives the shipper's counts. Calls come from Enqueue (on the
+// request path) and from the sending goroutine, so implementations must be
+// cheap and safe for concurrent use; prometheus gauges and counters are.
+type Metrics interface {
+	// QueueDepth reports the number of waiting entries.
+	QueueDepth(n int)
+	// Sent counts entries the collector accepted.
+	Sent(n int)
+	// BatchFailed counts a batch given up after its retries.
+	BatchFailed()
+	// Dropped counts entries that will never reach the collector: pushed out
+	// of a full queue, in a failed batch, enqueued after Close, or still
+	// queued when Close's deadline passed.
+	Dropped(n int)
+}
+
+const maxBackoff = 30 * time.Second
+
+// Shipper queues call log entries and POSTs them to the collector in
+// batches from one goroutine (Run), so the request path never waits on the
+// collector. Enqueue, Run and Close are safe for concurrent use.
+type Shipper struct {
+	cfg         Config
+	disabled    bool
+	client      *http.Client
+	metrics     Metrics
+	logger      *slog.Logger
+	redactor    *Redactor
+	contentType string
+
+	wake    chan struct{} // a full batch is waiting
+	closing chan struct{} // Close was called while Run runs
+	runDone chan struct{} // Run returned
+
+	mu      sync.Mutex
+	q       ring
+	closed  bool
+	started bool
+	abort   context.CancelFunc // cancels Run's sends
+
+	// Owned by whoever sends: Run, or Close once Run is gone.
+	batch   []queued
+	out     []byte
+	redact  []byte
+	trimmed []byte
+}
+
+// NewShipper checks cfg, fills its defaults and returns a Shipper; call Run
+// in a goroutine to start sending and Close to flush and stop. A nil client
+// gets a plain &http.Client{}, nil m counts nothing, nil logger logs nothing.
+// With an empty cfg.URL the Shipper is a no-op: Enqueue returns at once,
+// Run returns at once, Close returns nil.
+func NewShipper(cfg Config, client *http.Client, m Metrics, logger *slog.Logger) (*Shipper, error) {
+	if cfg.URL == "" {
+		return &Shipper{disabled: true}, nil
+	}
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if client == nil {
+		client = &http.Client{}
+	}
+	if m == nil {
+		m = noMetrics{}
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	contentType := "text/plain; charset=utf-8"
+	if cfg.Format == "jsonl" {
+		contentType = "application/x-ndjson"
+	}
+	return &Shipper{
+		cfg:         cfg,
+		client:      client,
+		metrics:     m,
+		logger:      logger,
+		redactor:    NewRedactor(cfg.RedactFields),
+		contentType: contentType,
+		wake:        make(chan struct{}, 1),
+		closing:     make(chan struct{}),
+		runDone:     make(chan struct{}),
+		q:           newRing(cfg.QueueSize, cfg.MaxQueueBytes),
+		batch:       make([]queued, 0, cfg.BatchSize),
+	}, nil
+}
+
+func (cfg Config) withDefaults() (Config, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return cfg, fmt.Errorf("%w: url %q: want an http or https URL", ErrInvalidConfig, cfg.URL)
+	}
+	switch cfg.Format {
+	case "":
+		cfg.Format = "text"
+	case "text", "jsonl":
+	default:
+		return cfg, fmt.Errorf("%w: format %q: want text or jsonl", ErrInvalidConfig, cfg.Format)
+	}
+	cfg.QueueSize = orDefault(cfg.QueueSize, 10000)
+	cfg.MaxQueueBytes = orDefault(cfg.MaxQueueBytes, 32<<20)
+	cfg.BatchSize = orDefault(cfg.BatchSize, 100)
+	cfg.FlushInterval = orDefault(cfg.FlushInterval, time.Second)
+	cfg.Timeout = orDefault(cfg.Timeout, 60*time.Second)
+	cfg.Backoff = orDefault(cfg.Backoff, 200*time.Millisecond)
+	switch {
+	case cfg.MaxRetries == 0:
+		cfg.MaxRetries = 3
+	case cfg.MaxRetries < 0:
+		cfg.MaxRetries = 0
+	}
+	switch {
+	case cfg.MaxBodyBytes == 0:
+		cfg.MaxBodyBytes = 2048
+	case cfg.MaxBodyBytes < 0:
+		cfg.MaxBodyBytes = 0
+	}
+	return cfg, nil
+}
+
+// orDefault treats zero and negative sizes and durations as unset.
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// Enqueue queues e for the collector. It never blocks on the collector and
+// never fails: when the queue is full the oldest entry is dropped and
+// counted. e.Body is copied (up to 64 KiB; the rest is counted in the
+// truncation marker), so the caller may reuse its buffer at once.
+// Redaction and formatting happen later, on the sending goroutine.
+func (s *Shipper) Enqueue(e Entry) {
+	if s.disabled {
+		return
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		s.metrics.Dropped(1)
+		return
+	}
+	dropped := s.q.push(&e)
+	depth := s.q.n
+	s.mu.Unlock()
+	if dropped > 0 {
+		s.metrics.Dropped(dropped)
+	}
+	s.metrics.QueueDepth(depth)
+	if depth >= s.cfg.BatchSize {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Run sends batches until ctx is done or Close is called; it is the one
+// sending goroutine. A full batch is sent at once, a partial one every
+// FlushInterval. Only the first call runs; a call after Close returns at
+// once. When ctx ends first, what is still queued is sent by Close.
+func (s *Shipper) Run(ctx context.Context) {
+	if s.disabled {
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	if s.started || s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.started, s.abort = true, cancel
+	s.mu.Unlock()
+	defer close(s.runDone)
+
+	ticker := time.NewTicker(s.cfg.FlushInterval)
+	defer ticker.Stop()
+	for {
+		for s.depth() >= s.cfg.BatchSize && ctx.Err() == nil {
+			s.sendBatch(ctx)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.closing:
+			s.drain(ctx)
+			return
+		case <-s.wake:
+		case <-ticker.C:
+			// Send what is queued now, not what keeps arriving meanwhile,
+			// so that a closing signal is seen within one pass.
+			for n := s.depth(); n > 0 && ctx.Err() == nil; {
+				n -= s.sendBatch(ctx)
+			}
+		}
+	}
+}
+
+// Close stops accepting entries, sends what is queued, and returns when
+// done or when ctx ends; then a send in flight is cancelled, what is left is
+// counted as dropped, and ctx's error is returned. Close waits for Run to
+// return. Calling it again returns nil.
+func (s *Shipper) Close(ctx context.Context) error {
+	if s.disabled {
+		return nil
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	started, abort := s.started, s.abort
+	s.mu.Unlock()
+
+	if started {
+		close(s.closing)
+		select {
+		case <-s.runDone:
+		case <-ctx.Done():
+			abort()
+			<-s.runDone
+		}
+	}
+	// Entries Run did not get to: it never ran, or its context ended first.
+	s.drain(ctx)
+	return ctx.Err()
+}
+
+func (s *Shipper) depth() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.q.n
+}
+
+// drain sends everything queued; once ctx is done the rest is dropped.
+func (s *Shipper) drain(ctx context.Context) {
+	for ctx.Err() == nil && s.sendBatch(ctx) > 0 {
+	}
+	s.mu.Lock()
+	n := s.q.n
+	for s.q.n > 0 {
+		s.q.dropOldest()
+	}
+	s.mu.Unlock()
+	if n > 0 {
+		s.metrics.Dropped(n)
+		s.metrics.QueueDepth(0)
+	}
+}
+
+type noMetrics struct{}
+
+func (noMetrics) QueueDepth(int) {}
+func (noMetrics) Sent(int)       {}
+func (noMetrics) BatchFailed()   {}
+func (noMetrics) Dropped(int)    {}

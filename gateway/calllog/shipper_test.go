@@ -1,0 +1,479 @@
+package calllog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// guard bounds waits on the shipper's goroutine so a broken shipper fails
+// the test instead of hanging it; it is not a speed assertion.
+const guard = 10 * time.Second
+
+type countingMetrics struct {
+	depth, sent, failed, dropped atomic.Int64
+}
+
+func (m *countingMetrics) QueueDepth(n int) { m.depth.Store(int64(n)) }
+func (m *countingMetrics) Sent(n int)       { m.sent.Add(int64(n)) }
+func (m *countingMetrics) BatchFailed()     { m.failed.Add(1) }
+func (m *countingMetrics) Dropped(n int)    { m.dropped.Add(int64(n)) }
+
+type received struct {
+	contentType string
+	body        string
+}
+
+// collector is a fake log collector. answer decides each request's status
+// from its 1-based number; it may block (a hanging collector) until the
+// request's context ends.
+type collector struct {
+	srv   *httptest.Server
+	got   chan received
+	calls atomic.Int64
+}
+
+func newCollector(t *testing.T, answer func(n int64, r *http.Request) int) *collector {
+	t.Helper()
+	c := &collector{got: make(chan received, 100)}
+	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := c.calls.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		status := http.StatusOK
+		if answer != nil {
+			status = answer(n, r)
+		}
+		if status == http.StatusOK {
+			c.got <- received{contentType: r.Header.Get("Content-Type"), body: string(body)}
+		}
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+func (c *collector) next(t *testing.T) received {
+	t.Helper()
+	select {
+	case r := <-c.got:
+		return r
+	case <-time.After(guard):
+		t.Fatal("collector got nothing")
+		return received{}
+	}
+}
+
+func newTestShipper(t *testing.T, cfg Config, m Metrics) *Shipper {
+	t.Helper()
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	s, err := NewShipper(cfg, &http.Client{Transport: tr}, m, nil)
+	require.NoError(t, err)
+	return s
+}
+
+// start runs s and returns a function that closes it and waits for Run.
+func start(t *testing.T, s *Shipper) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		s.Run(context.Background())
+		close(done)
+	}()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), guard)
+		defer cancel()
+		_ = s.Close(ctx)
+		<-done
+	})
+}
+
+func entry(i int) Entry {
+	return Entry{
+		Time: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC), Text: "call " + strconv.Itoa(i), UserID: "u1",
+		TotalTime: 1.5, Method: "HTTPGET", Path: "/v1/accounts", Body: []byte(`{"password":"p` + strconv.Itoa(i) + `","n":1}`),
+		Route: "/{version}/accounts", Version: "v1", Status: 200,
+	}
+}
+
+func lines(body string) []string {
+	return strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+}
+
+func TestShipperBatchesBySize(t *testing.T) {
+	t.Parallel()
+	c := newCollector(t, nil)
+	m := &countingMetrics{}
+	s := newTestShipper(t, Config{URL: c.srv.URL, BatchSize: 2, FlushInterval: time.Hour}, m)
+	start(t, s)
+	for i := range 4 {
+		s.Enqueue(entry(i))
+	}
+	first, second := c.next(t), c.next(t)
+	assert.Equal(t, "text/plain; charset=utf-8", first.contentType)
+	assert.Len(t, lines(first.body), 2)
+	assert.Len(t, lines(second.body), 2)
+	assert.Equal(t,
+		`2024-01-02T03:04:05.000Z Rest Log : call 0 UserId: u1 | TraceId: null | TotalTime: 1.5 | Method: HTTPGET | Path: /v1/accounts | Body: {"password":"[REDACTED]","n":1}`,
+		lines(first.body)[0])
+	assert.Contains(t, second.body, "call 3")
+}
+
+func TestShipperBatchesByInterval(t *testing.T) {
+	t.Parallel()
+	c := newCollector(t, nil)
+	m := &countingMetrics{}
+	s := newTestShipper(t, Config{URL: c.srv.URL, Format: "jsonl", FlushInterval: 20 * time.Millisecond}, m)
+	for i := range 3 {
+		s.Enqueue(entry(i))
+	}
+	start(t, s)
+	got := c.next(t)
+	assert.Equal(t, "application/x-ndjson", got.contentType)
+	require.Len(t, lines(got.body), 3)
+	for i, l := range lines(got.body) {
+		var v struct {
+			Text      string `json:"text"`
+			Body      string `json:"body"`
+			Route     string `json:"route"`
+			Duplicate bool   `json:"duplicate"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &v), l)
+		assert.Equal(t, "call "+strconv.Itoa(i), v.Text)
+		assert.Equal(t, `{"password":"[REDACTED]","n":1}`, v.Body)
+		assert.Equal(t, "/{version}/accounts", v.Route)
+	}
+	require.Eventually(t, func() bool { return m.sent.Load() == 3 }, guard, time.Millisecond)
+}
+
+func TestShipperCollectorAnswers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc        string
+		answer      func(n int64, r *http.Request) int
+		wantCalls   int64
+		wantSent    int64
+		wantFailed  int64
+		wantDropped int64
+	}{
+		{
+			desc:      "retried with backoff then accepted",
+			answer:    func(n int64, _ *http.Request) int { return map[bool]int{true: 503, false: 200}[n < 3] },
+			wantCalls: 3, wantSent: 2,
+		},
+		{
+			desc:      "429 is retried",
+			answer:    func(n int64, _ *http.Request) int { return map[bool]int{true: 429, false: 200}[n < 2] },
+			wantCalls: 2, wantSent: 2,
+		},
+		{
+			desc:      "refusing collector: retries then a failed batch",
+			answer:    func(int64, *http.Request) int { return http.StatusInternalServerError },
+			wantCalls: 3, wantFailed: 1, wantDropped: 2,
+		},
+		{
+			desc:      "other 4xx is not retried",
+			answer:    func(int64, *http.Request) int { return http.StatusBadRequest },
+			wantCalls: 1, wantFailed: 1, wantDropped: 2,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			c := newCollector(t, tt.answer)
+			m := &countingMetrics{}
+			s := newTestShipper(t, Config{URL: c.srv.URL, BatchSize: 2, MaxRetries: 2, Backoff: time.Millisecond}, m)
+			s.Enqueue(entry(1))
+			s.Enqueue(entry(2))
+			ctx, cancel := context.WithTimeout(context.Background(), guard)
+			defer cancel()
+			require.NoError(t, s.Close(ctx))
+			assert.Equal(t, tt.wantCalls, c.calls.Load(), "calls")
+			assert.Equal(t, tt.wantSent, m.sent.Load(), "sent")
+			assert.Equal(t, tt.wantFailed, m.failed.Load(), "failed batches")
+			assert.Equal(t, tt.wantDropped, m.dropped.Load(), "dropped")
+		})
+	}
+}
+
+func TestShipperDropsOldestWhenFull(t *testing.T) {
+	t.Parallel()
+	c := newCollector(t, nil)
+	m := &countingMetrics{}
+	s := newTestShipper(t, Config{URL: c.srv.URL, QueueSize: 3}, m)
+	for i := range 5 {
+		s.Enqueue(entry(i))
+	}
+	assert.Equal(t, int64(2), m.dropped.Load())
+	assert.Equal(t, int64(3), m.depth.Load())
+
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	require.NoError(t, s.Close(ctx))
+	got := lines(c.next(t).body)
+	require.Len(t, got, 3)
+	for i, l := range got {
+		assert.Contains(t, l, "call "+strconv.Itoa(i+2))
+	}
+	s.Enqueue(entry(9))
+	assert.Equal(t, int64(3), m.dropped.Load(), "an entry after Close is dropped and counted")
+}
+
+func TestShipperBoundsQueuedBytes(t *testing.T) {
+	t.Parallel()
+	m := &countingMetrics{}
+	s := newTestShipper(t, Config{URL: "http://127.0.0.1:1", MaxQueueBytes: 100}, m)
+	e := entry(0)
+	e.Body = make([]byte, 60)
+	s.Enqueue(e)
+	s.Enqueue(e)
+	assert.Equal(t, int64(1), m.dropped.Load())
+	assert.Equal(t, int64(1), m.depth.Load())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, s.Close(ctx), context.Canceled)
+	assert.Equal(t, int64(2), m.dropped.Load())
+}
+
+func TestShipperTruncatesBody(t *testing.T) {
+	t.Parallel()
+	c := newCollector(t, nil)
+	s := newTestShipper(t, Config{URL: c.srv.URL, MaxBodyBytes: 10}, nil)
+	e := entry(0)
+	e.Body = []byte(strings.Repeat("a", 70<<10))
+	s.Enqueue(e)
+	e.Body[0] = 'X' // the caller reuses its buffer
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	require.NoError(t, s.Close(ctx))
+	assert.True(t, strings.HasSuffix(c.next(t).body, "| Body: aaaaaaaaaa...[truncated 71670 bytes]\n"))
+}
+
+// TestShipperNeverBlocksEnqueue shows that a collector that is dead, hangs
+// past the timeout, or refuses everything never holds up Enqueue: many more
+// entries than the queue holds go in while the sender is stuck.
+func TestShipperNeverBlocksEnqueue(t *testing.T) {
+	t.Parallel()
+	dead := deadURL(t)
+	tests := []struct {
+		desc   string
+		url    func(t *testing.T, release <-chan struct{}) string
+		closed error
+	}{
+		{desc: "dead collector", url: func(*testing.T, <-chan struct{}) string { return dead }},
+		{
+			desc: "hanging collector",
+			url: func(t *testing.T, release <-chan struct{}) string {
+				return newCollector(t, func(_ int64, r *http.Request) int {
+					select {
+					case <-release:
+					case <-r.Context().Done():
+					}
+					return http.StatusOK
+				}).srv.URL
+			},
+			closed: context.DeadlineExceeded,
+		},
+		{
+			desc: "refusing collector",
+			url: func(t *testing.T, _ <-chan struct{}) string {
+				return newCollector(t, func(int64, *http.Request) int { return http.StatusInternalServerError }).srv.URL
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			release := make(chan struct{})
+			defer close(release)
+			m := &countingMetrics{}
+			s := newTestShipper(t, Config{
+				URL: tt.url(t, release), QueueSize: 50, BatchSize: 10, FlushInterval: time.Millisecond,
+				Timeout: guard, MaxRetries: 1, Backoff: time.Millisecond,
+			}, m)
+			runDone := make(chan struct{})
+			go func() {
+				s.Run(context.Background())
+				close(runDone)
+			}()
+
+			enqueued := make(chan struct{})
+			go func() {
+				for i := range 5000 {
+					s.Enqueue(entry(i))
+				}
+				close(enqueued)
+			}()
+			select {
+			case <-enqueued:
+			case <-time.After(guard):
+				t.Fatal("Enqueue blocked on the collector")
+			}
+			assert.Positive(t, m.dropped.Load(), "a stuck sender must drop, not block")
+
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			err := s.Close(ctx)
+			if tt.closed != nil {
+				assert.ErrorIs(t, err, tt.closed)
+			}
+			<-runDone
+			assert.Zero(t, s.depth())
+			assert.Equal(t, int64(5000), m.sent.Load()+m.dropped.Load(), "every entry is sent or counted")
+		})
+	}
+}
+
+func TestShipperCloseFlushesWithinDeadline(t *testing.T) {
+	t.Parallel()
+	c := newCollector(t, nil)
+	m := &countingMetrics{}
+	s := newTestShipper(t, Config{URL: c.srv.URL, BatchSize: 2, FlushInterval: time.Hour}, m)
+	runDone := make(chan struct{})
+	go func() {
+		s.Run(context.Background())
+		close(runDone)
+	}()
+	s.Enqueue(entry(1))
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	require.NoError(t, s.Close(ctx))
+	<-runDone
+	assert.Contains(t, c.next(t).body, "call 1")
+	assert.Equal(t, int64(1), m.sent.Load())
+	assert.NoError(t, s.Close(ctx), "a second Close is a no-op")
+}
+
+func TestShipperRunContextEndsFirst(t *testing.T) {
+	t.Parallel()
+	c := newCollector(t, nil)
+	m := &countingMetrics{}
+	s := newTestShipper(t, Config{URL: c.srv.URL, FlushInterval: time.Hour}, m)
+	ctx, cancel := context.WithCancel(context.Background())
+	runDone := make(chan struct{})
+	go func() {
+		s.Run(ctx)
+		close(runDone)
+	}()
+	s.Enqueue(entry(1))
+	cancel()
+	<-runDone
+	closeCtx, closeCancel := context.WithTimeout(context.Background(), guard)
+	defer closeCancel()
+	require.NoError(t, s.Close(closeCtx))
+	assert.Contains(t, c.next(t).body, "call 1", "Close sends what Run left")
+}
+
+func TestNewShipper(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc    string
+		cfg     Config
+		wantErr bool
+	}{
+		{desc: "empty URL is a no-op shipper", cfg: Config{}},
+		{desc: "defaults", cfg: Config{URL: "http://collector:8080/logs"}},
+		{desc: "jsonl", cfg: Config{URL: "https://c/logs", Format: "jsonl"}},
+		{desc: "bad format", cfg: Config{URL: "http://c/logs", Format: "xml"}, wantErr: true},
+		{desc: "not http", cfg: Config{URL: "ftp://c/logs"}, wantErr: true},
+		{desc: "no host", cfg: Config{URL: "http:///logs"}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			s, err := NewShipper(tt.cfg, nil, nil, nil)
+			if tt.wantErr {
+				assert.ErrorIs(t, err, ErrInvalidConfig)
+				return
+			}
+			require.NoError(t, err)
+			s.Enqueue(entry(1))
+			s.Run(canceledContext())
+			assert.NoError(t, s.Close(context.Background()))
+		})
+	}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
+	cfg, err := Config{URL: "http://c/", MaxRetries: -1, MaxBodyBytes: -1, Timeout: -time.Second}.withDefaults()
+	require.NoError(t, err)
+	assert.Equal(t, Config{
+		URL: "http://c/", Format: "text", QueueSize: 10000, MaxQueueBytes: 32 << 20, BatchSize: 100,
+		FlushInterval: time.Second, Timeout: 60 * time.Second, MaxRetries: 0, Backoff: 200 * time.Millisecond,
+		MaxBodyBytes: 0,
+	}, cfg)
+}
+
+func canceledContext() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+// deadURL returns the URL of a port that was listening a moment ago and is
+// now closed, so connections are refused.
+func deadURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return "http://" + addr + "/logs"
+}
+
+// BenchmarkEnqueue measures the request path's cost while the collector is
+// dead or hanging: it must stay flat, since Enqueue never waits on it.
+func BenchmarkEnqueue(b *testing.B) {
+	for _, kind := range []string{"dead", "hanging"} {
+		b.Run(kind, func(b *testing.B) {
+			url := "http://127.0.0.1:1/logs"
+			if kind == "hanging" {
+				release := make(chan struct{})
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					select {
+					case <-release:
+					case <-r.Context().Done():
+					}
+				}))
+				defer srv.Close()
+				defer close(release)
+				url = srv.URL
+			}
+			s, err := NewShipper(Config{URL: url, QueueSize: 1000, FlushInterval: time.Millisecond, Backoff: time.Millisecond}, nil, nil, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			go s.Run(context.Background())
+			e := entry(1)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				s.Enqueue(e)
+			}
+			b.StopTimer()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+			defer cancel()
+			if err := s.Close(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				b.Fatal(err)
+			}
+		})
+	}
+}
