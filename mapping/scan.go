@@ -27,6 +27,12 @@ func (r *rewriter) scanString() (escaped bool, err error) {
 	i := r.pos + 1
 	for i < len(src) {
 		c := src[i]
+		// Most bytes are plain ASCII; test them with as few branches as
+		// possible before the rarer cases below.
+		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
+			i++
+			continue
+		}
 		if c >= utf8.RuneSelf {
 			rn, size := utf8.DecodeRune(src[i:])
 			if rn == utf8.RuneError && size == 1 {
@@ -46,10 +52,8 @@ func (r *rewriter) scanString() (escaped bool, err error) {
 				return false, err
 			}
 			i += n
-		case c < 0x20:
+		default: // c < 0x20
 			return false, r.syntaxError(i, "invalid control character "+quoteChar(c)+" in string")
-		default:
-			i++
 		}
 	}
 	return false, r.syntaxError(len(src), "unexpected end of JSON input in string")

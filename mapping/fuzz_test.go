@@ -1,0 +1,120 @@
+package mapping
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func fuzzSeeds(f *testing.F) [][]byte {
+	golden, err := os.ReadFile(filepath.Join("testdata", "accounts.json"))
+	require.NoError(f, err)
+	seeds := [][]byte{golden}
+	for _, s := range []string{
+		`{}`, `[]`, `null`, `0`, `-0.0e+5`, `"x"`, `[{"Id":1,"Name":null}]`,
+		`{"Na\u006de":{"Type":[1,{"Id":null}]}}`, `[[{"Total_Assets__c":12345678901234567890}]]`,
+		`{"a":1,}`, `[1 2]`, "\"\xff\"", "\"\x01\"", `{"\ud83d\ude00":"\ud800"}`, `01`, `[`, `{"a"`,
+		`[{"id":1,"totalAssets":2}]`, ` { "attributes" : { "type" : "Account" } } `,
+	} {
+		seeds = append(seeds, []byte(s))
+	}
+	return seeds
+}
+
+// FuzzRewrite checks that Rewrite never panics, accepts exactly the valid
+// UTF-8 JSON documents, writes valid JSON, and without options only drops
+// whitespace.
+func FuzzRewrite(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		for _, mode := range []uint8{0, 1, 6, 15} {
+			f.Add(s, mode)
+		}
+	}
+	km, err := DeriveKeyMap(accountFields())
+	require.NoError(f, err)
+
+	f.Fuzz(func(t *testing.T, src []byte, mode uint8) {
+		opts := Options{MaxOutput: -1, MaxDepth: 1000}
+		if mode&1 != 0 {
+			opts.Map = km
+		}
+		if mode&2 != 0 {
+			opts.DropNulls = true
+		}
+		if mode&4 != 0 {
+			opts.Select = NewFieldSet("Id", "Name", "attributes")
+		}
+		if mode&8 != 0 {
+			opts.Map, opts.RejectUnknown = km.Reverse(), true
+		}
+		out, err := Rewrite([]byte("pre"), src, opts)
+
+		var syntax *SyntaxError
+		var unknown *UnknownFieldError
+		switch {
+		case err == nil:
+			require.True(t, bytes.HasPrefix(out, []byte("pre")))
+			assert.True(t, json.Valid(out[3:]), "output %q", out)
+			assert.True(t, json.Valid(src) && utf8.Valid(src), "accepted invalid input %q", src)
+			if mode == 0 {
+				var compact bytes.Buffer
+				require.NoError(t, json.Compact(&compact, src))
+				assert.Equal(t, compact.String(), string(out[3:]))
+			}
+		case errors.As(err, &syntax):
+			assert.Equal(t, "pre", string(out))
+			assert.False(t, json.Valid(src) && utf8.Valid(src), "rejected valid input %q: %v", src, err)
+		case errors.As(err, &unknown):
+			assert.True(t, opts.RejectUnknown)
+		default:
+			assert.ErrorIs(t, err, ErrTooDeep)
+		}
+	})
+}
+
+// FuzzRoundTrip checks that mapping a document and mapping it back gives
+// the document again, in compact form.
+func FuzzRoundTrip(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s)
+	}
+	km, err := DeriveKeyMap(append(accountFields(), "acme__Credit_Score__c", "Parent__r"))
+	require.NoError(f, err)
+	opts := Options{MaxOutput: -1, MaxDepth: 1000}
+
+	f.Fuzz(func(t *testing.T, src []byte) {
+		base, err := Rewrite(nil, src, opts)
+		if err != nil {
+			t.Skip("not valid JSON")
+		}
+		// Keys already in exposed form, and escaped keys, do not come back
+		// byte for byte: "Na\u006de" maps to name and back to Name.
+		if bytes.IndexByte(src, '\\') >= 0 {
+			t.Skip("escapes")
+		}
+		for _, exposed := range km.Reverse().Fields() {
+			if bytes.Contains(src, []byte(`"`+exposed+`"`)) {
+				t.Skip("exposed name in input")
+			}
+		}
+
+		fwdOpts := opts
+		fwdOpts.Map = km
+		fwdOpts.DropNulls = !bytes.Contains(src, []byte("null"))
+		mapped, err := Rewrite(nil, src, fwdOpts)
+		require.NoError(t, err)
+
+		backOpts := opts
+		backOpts.Map = km.Reverse()
+		back, err := Rewrite(nil, mapped, backOpts)
+		require.NoError(t, err)
+		assert.Equal(t, string(base), string(back))
+	})
+}
