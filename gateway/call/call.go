@@ -95,6 +95,9 @@ type Result struct {
 	// Exposed marks JSON that is already in exposed names (settings and
 	// listings): the key map is not applied, nulls are still handled.
 	Exposed bool
+	// MapKeys, when set, is a JSON object written as the envelope's
+	// "mapKeys" member after the result (the published key map).
+	MapKeys []byte
 	// OmitFlags leaves mapKeysFlag and serializeNulls out of the envelope
 	// (the endpoint listing).
 	OmitFlags bool

@@ -94,8 +94,10 @@ func (w *Writer) Success(rw http.ResponseWriter, c *Call, res Result) {
 	}
 	meta := w.finish(rw, c, status)
 	meta.OmitFlags = res.OmitFlags
-	if o := c.Options; o != nil {
-		meta.MapKeys, meta.SerializeNulls = o.MapKeys, o.SerializeNulls
+	meta.MapKeys, meta.SerializeNulls = flags(c)
+	if res.MapKeys != nil {
+		buf = append(buf, `,"mapKeys":`...)
+		buf = append(buf, res.MapKeys...)
 	}
 	buf = envelope.AppendMeta(buf, meta)
 	*bp = buf[:0]
@@ -150,9 +152,7 @@ func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err err
 	}
 	status := rd.Status
 	meta := w.finish(rw, c, status)
-	if o := c.Options; o != nil {
-		meta.MapKeys, meta.SerializeNulls = o.MapKeys, o.SerializeNulls
-	}
+	meta.MapKeys, meta.SerializeNulls = flags(c)
 	bp := w.pool.Get().(*[]byte)
 	defer w.put(bp)
 	out := envelope.AppendError((*bp)[:0], rd, w.cfg.ExposeSystemMessages, meta)
@@ -216,4 +216,14 @@ func joinComma(list []string) string {
 		out += s
 	}
 	return out
+}
+
+// flags are the envelope's mapKeysFlag (whether a key map was applied) and
+// serializeNulls; with no route matched they are the seed's defaults with no
+// map.
+func flags(c *Call) (mapKeys, serializeNulls bool) {
+	if o := c.Options; o != nil {
+		return o.MapKeys && o.KeyMap != nil, o.SerializeNulls
+	}
+	return false, true
 }

@@ -52,7 +52,7 @@ func Build(cfg *config.Config) (*Table, error) {
 		r, rerrs := buildRoute(path, i, rc, cfg, t)
 		errs = append(errs, rerrs...)
 		for _, m := range rc.Methods {
-			key := m + " " + normalise(rc.Path)
+			key := m + " " + Shape(rc.Path)
 			if prev, dup := seen[key]; dup {
 				errs = append(errs, errorf(path, "%s %s is already served by %s", m, rc.Path, prev))
 			}
@@ -192,8 +192,9 @@ func boolOr(p *bool, def bool) bool {
 	return *p
 }
 
-// normalise replaces parameter names so /a/{x} and /a/{y} compare equal.
-func normalise(template string) string {
+// Shape replaces parameter names so /a/{x} and /a/{y} compare equal: two
+// templates of one shape serve the same paths.
+func Shape(template string) string {
 	segs := strings.Split(template, "/")
 	for i, s := range segs {
 		if strings.HasPrefix(s, "{") {

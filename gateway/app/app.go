@@ -1,0 +1,104 @@
+// Package app assembles a running gateway from a validated configuration:
+// the route table, the upstream clients, the handlers of every route kind,
+// the router and the middleware chain. Build is called at start and on every
+// reload; what must survive a reload (metrics, call log, upstream clients,
+// the sandbox) lives in Shared.
+package app
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/gateway/calllog"
+	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/envelope"
+	"github.com/restgate/gateway/gateway/identity"
+	"github.com/restgate/gateway/gateway/middleware"
+	"github.com/restgate/gateway/gateway/router"
+	"github.com/restgate/gateway/gateway/routes"
+)
+
+// Shared are the parts that outlive one configuration.
+type Shared struct {
+	Logger     *slog.Logger
+	Metrics    middleware.Recorder
+	CallLog    middleware.CallLog
+	Duplicates middleware.Duplicates
+	Upstreams  *UpstreamSet
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Gateway is one built configuration, ready to serve.
+type Gateway struct {
+	Config  *config.Config
+	Table   *routes.Table
+	Handler http.Handler
+}
+
+// Build assembles the gateway of cfg, which must have passed
+// config.Validate. Every problem found while building (route table, upstream
+// clients, credentials, handlers) is returned with its key path.
+func Build(ctx context.Context, cfg *config.Config, sh *Shared) (*Gateway, error) {
+	now := sh.Now
+	if now == nil {
+		now = time.Now
+	}
+	table, err := routes.Build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ups, err := sh.Upstreams.Resolve(cfg.Upstreams)
+	if err != nil {
+		return nil, err
+	}
+	authn, err := identity.New(ctx, cfg.Auth)
+	if err != nil {
+		return nil, err
+	}
+	redactor := calllog.NewRedactor(cfg.Log.RedactFields)
+	w := call.NewWriter(call.WriterConfig{
+		Catalog:              envelope.NewCatalog(),
+		Always200:            cfg.Errors.StatusMode == config.StatusAlways200,
+		ExposeSystemMessages: cfg.Errors.ExposeSystemMessages,
+		MaxOutput:            cfg.Mapping.MaxOutputChars,
+		MaxDepth:             cfg.Mapping.MaxDepth,
+		Challenge:            authn.Challenge(),
+		Redact:               func(b []byte) []byte { return redactor.Append(nil, b) },
+		Logger:               sh.Logger,
+		Now:                  now,
+	})
+	env := kindEnv{cfg: cfg, table: table, upstreams: ups, shared: sh}
+	mux, err := router.New(table, router.Options{Kinds: env.kinds(), Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes})
+	if err != nil {
+		return nil, err
+	}
+	h := chain(mux, cfg, sh, authn, w, now)
+	return &Gateway{Config: cfg, Table: table, Handler: h}, nil
+}
+
+// chain is the one place the middleware order is decided. The first layer
+// listed is the outermost: it sees the request first and the answer last.
+func chain(routes http.Handler, cfg *config.Config, sh *Shared, authn identity.Authenticator, w *call.Writer, now func() time.Time) http.Handler {
+	layers := []func(http.Handler) http.Handler{
+		// the Call and its trace id exist before anything else runs
+		func(h http.Handler) http.Handler { return middleware.Trace(h, now) },
+		// metrics and the call log see every answer, errors of the layers below included
+		func(h http.Handler) http.Handler {
+			return middleware.Observe(h, middleware.ObserveDeps{Metrics: sh.Metrics, Log: sh.CallLog,
+				Duplicates: sh.Duplicates, Logger: sh.Logger, Slow: cfg.Log.SlowThreshold, Now: now})
+		},
+		// a panic anywhere below is an enveloped 500, never a dropped connection
+		func(h http.Handler) http.Handler { return middleware.Recover(h, w, sh.Logger) },
+		func(h http.Handler) http.Handler { return middleware.LimitURL(h, cfg.Server.Limits.MaxURLLength, w) },
+		func(h http.Handler) http.Handler { return middleware.Authenticate(h, authn, w) },
+	}
+	h := routes
+	for i := len(layers) - 1; i >= 0; i-- {
+		h = layers[i](h)
+	}
+	return h
+}

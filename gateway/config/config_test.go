@@ -1,0 +1,174 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestExpand(t *testing.T) {
+	t.Parallel()
+	getenv := env(map[string]string{"SET": "value", "EMPTY": ""})
+	tests := []struct {
+		desc, in, want, err string
+	}{
+		{desc: "plain", in: "abc", want: "abc"},
+		{desc: "set variable", in: "x${SET}y", want: "xvaluey"},
+		{desc: "unset without default is empty", in: "${UNSET}", want: ""},
+		{desc: "default when unset", in: "${UNSET:-dflt}", want: "dflt"},
+		{desc: "default when empty", in: "${EMPTY:-dflt}", want: "dflt"},
+		{desc: "set wins over default", in: "${SET:-dflt}", want: "value"},
+		{desc: "default may hold colons", in: "${UNSET:-127.0.0.1:8443}", want: "127.0.0.1:8443"},
+		{desc: "dollar dollar is a dollar", in: "$${SET}", want: "${SET}"},
+		{desc: "lone dollar", in: "a$b", want: "a$b"},
+		{desc: "unterminated", in: "${SET", err: "unterminated"},
+		{desc: "bad name", in: "${1X}", err: "invalid variable name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			got, err := Expand(tt.in, getenv)
+			if tt.err != "" {
+				require.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestParseStrict(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc  string
+		yaml  string
+		wants []string
+	}{
+		{desc: "unknown keys at every depth are all reported with their paths",
+			yaml:  "server:\n  listn: x\n  tls:\n    mod: off\nroutes:\n  - path: /{version}/a\n    kind: endpoints\n    colour: red\nextra: 1\n",
+			wants: []string{"server.listn: unknown key (line 2)", "server.tls.mod: unknown key (line 4)", "routes[0].colour: unknown key (line 8)", "extra: unknown key (line 9)"}},
+		{desc: "unknown key under a map value", yaml: "upstreams:\n  accounts:\n    url: sandbox\n    tiemout: 1s\n",
+			wants: []string{"upstreams.accounts.tiemout: unknown key"}},
+		{desc: "bad expansion names its path", yaml: "server:\n  listen: ${BAD\n", wants: []string{"server.listen: unterminated"}},
+		{desc: "empty file", yaml: "", wants: []string{"config is empty"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse([]byte(tt.yaml), env(nil))
+			require.Error(t, err)
+			for _, w := range tt.wants {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestParseExpandsTypedValues(t *testing.T) {
+	t.Parallel()
+	cfg, err := Parse([]byte("server:\n  limits:\n    maxBodyBytes: ${MAX}\n  timeouts:\n    read: ${READ:-7s}\nerrors:\n  exposeSystemMessages: ${EXPOSE:-false}\n"),
+		env(map[string]string{"MAX": "2048", "EXPOSE": "true"}))
+	require.NoError(t, err)
+	assert.Equal(t, int64(2048), cfg.Server.Limits.MaxBodyBytes)
+	assert.Equal(t, 7*time.Second, cfg.Server.Timeouts.Read)
+	assert.True(t, cfg.Errors.ExposeSystemMessages)
+	assert.Equal(t, "127.0.0.1:8443", cfg.Server.Listen, "defaults filled")
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	cfg, err := Parse([]byte(`
+server:
+  listen: "0.0.0.0:8443"
+  tls: {mode: files}
+versions: [v1, x2, v1]
+auth: {mode: none}
+errors: {statusMode: sometimes}
+log: {format: xml, collectorURL: "ftp://x"}
+`), env(nil))
+	require.NoError(t, err)
+	verr := Validate(cfg)
+	require.Error(t, verr)
+	for _, w := range []string{
+		"server.tls.certFile: required", "server.tls.keyFile: required",
+		`versions[1]: "x2" is not v followed by a number`, `versions[2]: "v1" is listed twice`,
+		"auth.mode: none is allowed only on a loopback listener",
+		"errors.statusMode: must be http or always200", "log.format: must be text or jsonl",
+		"log.collectorURL: must be an absolute http(s) URL",
+	} {
+		assert.Contains(t, verr.Error(), w)
+	}
+}
+
+func TestValidateAuth(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc, yaml, want string
+	}{
+		{desc: "jwt needs a secret or jwks", yaml: "auth: {mode: jwt}", want: "auth.jwt: jwt mode needs"},
+		{desc: "short secret", yaml: "auth: {mode: jwt, jwt: {secret: short}}", want: "auth.jwt.secret: must be at least 32 bytes"},
+		{desc: "apikey needs keys", yaml: "auth: {mode: apikey}", want: "auth.apiKeys: apikey mode needs at least one key"},
+		{desc: "api key must be a digest", yaml: "auth: {mode: apikey, apiKeys: [{sha256: plaintext, userId: u}]}", want: "auth.apiKeys[0].sha256"},
+		{desc: "unknown mode", yaml: "auth: {mode: magic}", want: "auth.mode: must be none, jwt or apikey"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := Parse([]byte("versions: [v1]\n"+tt.yaml), env(nil))
+			require.NoError(t, err)
+			assert.ErrorContains(t, Validate(cfg), tt.want)
+		})
+	}
+}
+
+func TestShippedConfigIsValid(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(filepath.Join("..", "..", "config.yaml"), env(nil))
+	require.NoError(t, err)
+	require.NoError(t, Validate(cfg))
+	assert.Equal(t, []string{"v1", "v2", "v3"}, cfg.Versions)
+	assert.Equal(t, TLSAuto, cfg.Server.TLS.Mode)
+	assert.Equal(t, AuthNone, cfg.Auth.Mode)
+	for _, name := range []string{"accounts", "workflow", "data", "feed"} {
+		assert.Equal(t, "sandbox", cfg.Upstreams[name].URL, name)
+	}
+}
+
+func TestShippedConfigReadsTheEnvironment(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "config.yaml"))
+	require.NoError(t, err)
+	for _, v := range []string{"GATEWAY_LISTEN", "GATEWAY_ADMIN_LISTEN", "GATEWAY_TLS", "GATEWAY_TLS_CERT", "GATEWAY_TLS_KEY",
+		"GATEWAY_DATA_DIR", "GATEWAY_AUTH_MODE", "GATEWAY_JWT_SECRET", "GATEWAY_JWKS_URL", "GATEWAY_LOG_COLLECTOR_URL",
+		"ACCOUNTS_URL", "WORKFLOW_URL", "DATA_URL", "FEED_URL", "WORKFLOW_USER", "WORKFLOW_PASSWORD",
+		"DATA_ACCESS_TOKEN", "DATA_GATEWAY_KEY", "DATA_APP_NAME", "DATA_PROVIDER_NAME"} {
+		assert.True(t, strings.Contains(string(raw), "${"+v), v)
+	}
+	cfg, err := Load(filepath.Join("..", "..", "config.yaml"), env(map[string]string{
+		"GATEWAY_LISTEN": "0.0.0.0:8443", "GATEWAY_TLS": "off", "GATEWAY_AUTH_MODE": "jwt",
+		"GATEWAY_JWT_SECRET": strings.Repeat("s", 32), "ACCOUNTS_URL": "http://crm:8080"}))
+	require.NoError(t, err)
+	require.NoError(t, Validate(cfg))
+	assert.Equal(t, "0.0.0.0:8443", cfg.Server.Listen)
+	assert.Equal(t, TLSOff, cfg.Server.TLS.Mode)
+	assert.Equal(t, "http://crm:8080", cfg.Upstreams["accounts"].URL)
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("server: {listen: ${X:-a:1}}\nroutes: [{path: /{version}/a, kind: endpoints}]"))
+	f.Add([]byte("a: [1, {b: *c}]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := Parse(data, env(map[string]string{"X": "y"}))
+		if err == nil {
+			_ = Validate(cfg)
+		}
+	})
+}

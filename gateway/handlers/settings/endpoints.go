@@ -1,0 +1,73 @@
+// Package settings serves the gateway's self-description: the endpoint
+// listing and the key map of every record type. Both are built from the
+// route table the router is built from, so they list exactly what is served.
+package settings
+
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
+
+	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/gateway/router"
+)
+
+type endpointRecord struct {
+	Path endpointPath `json:"path"`
+}
+
+type endpointPath struct {
+	Operation string            `json:"operation"`
+	URI       string            `json:"uri"`
+	Summary   string            `json:"summary,omitempty"`
+	Produces  map[string]string `json:"produces,omitempty"`
+}
+
+// Endpoints returns the factory of GET /{version}/settings/endpoints: one
+// record per (route, method) that serves the requested version. The listing
+// of each version is rendered once, when the router is built.
+func Endpoints(t *routes.Table) router.Factory {
+	return func(*routes.Route) (map[string]call.Handler, error) {
+		listing := make(map[string][]byte, len(t.Versions))
+		for _, v := range t.Versions {
+			records := []endpointRecord{}
+			for _, e := range t.Entries() {
+				o, ok := e.Route.Versions[v]
+				if !ok {
+					continue
+				}
+				records = append(records, endpointRecord{Path: endpointPath{
+					Operation: e.Operation(), URI: e.Route.Template, Summary: e.Route.Spec.Summary, Produces: o.Produces(),
+				}})
+			}
+			b, err := json.Marshal(records)
+			if err != nil {
+				return nil, err
+			}
+			listing[v] = b
+		}
+		return map[string]call.Handler{http.MethodGet: func(_ *http.Request, c *call.Call) (call.Result, error) {
+			return call.Result{JSON: listing[c.Version], Exposed: true, OmitFlags: true}, nil
+		}}, nil
+	}
+}
+
+// sortedPairs renders a key map as a JSON object with sorted keys.
+func sortedPairs(m map[string]string) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	buf := []byte{'{'}
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(m[k])
+		buf = append(append(append(buf, kb...), ':'), vb...)
+	}
+	return append(buf, '}')
+}

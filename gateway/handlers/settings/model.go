@@ -1,0 +1,86 @@
+package settings
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/gateway/envelope"
+	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/gateway/router"
+	"github.com/restgate/gateway/mapping"
+	"github.com/restgate/gateway/upstreams"
+)
+
+// FieldSource names the internal fields of record types the configuration
+// does not declare (the data upstream's describe, cached). A type it does
+// not know is an *upstreams.Error with status 404.
+type FieldSource interface {
+	Fields(ctx context.Context, typ string) ([]string, error)
+}
+
+// Model returns the factory of GET /{version}/settings/model/{objectName}.
+// Without a body it publishes the type's key map (result and mapKeys,
+// internal -> exposed); with a JSON body in exposed names it answers that
+// record in internal names. Declared models use their per-version map; other
+// types derive theirs from fields (may be nil: then only declared models
+// exist). maxDepth bounds the body's nesting.
+func Model(t *routes.Table, fields FieldSource, maxDepth int) router.Factory {
+	return func(*routes.Route) (map[string]call.Handler, error) {
+		return map[string]call.Handler{http.MethodGet: func(r *http.Request, c *call.Call) (call.Result, error) {
+			name := router.Param(r, "objectName")
+			km, err := keyMap(r.Context(), t, fields, name, c.Version)
+			if err != nil {
+				return call.Result{}, err
+			}
+			body, err := call.ReadBody(r, c)
+			if err != nil {
+				return call.Result{}, err
+			}
+			if len(body) == 0 {
+				pairs := sortedPairs(km.Pairs())
+				return call.Result{JSON: pairs, MapKeys: pairs, Exposed: true}, nil
+			}
+			record, err := mapping.Rewrite(nil, body, mapping.Options{Map: km.Reverse(), RejectUnknown: true, MaxDepth: maxDepth, MaxOutput: -1})
+			if err != nil {
+				return call.Result{}, call.InputError(err)
+			}
+			return call.Result{JSON: record, Exposed: true}, nil
+		}}, nil
+	}
+}
+
+func keyMap(ctx context.Context, t *routes.Table, fields FieldSource, name, version string) (*mapping.KeyMap, error) {
+	if m, ok := t.Models[name]; ok {
+		return m.Maps[version], nil
+	}
+	notFound := &envelope.Error{ID: envelope.SObjectOperationFailed, Status: http.StatusNotFound, Detail: "unknown type " + name}
+	if fields == nil || !validTypeName(name) {
+		return nil, notFound
+	}
+	names, err := fields.Fields(ctx, name)
+	if err != nil {
+		if ue := upstreams.AsError(err); ue != nil && ue.Status == http.StatusNotFound {
+			notFound.Cause = err
+			return nil, notFound
+		}
+		return nil, call.Upstream(err, envelope.SObjectOperationFailed)
+	}
+	km, err := mapping.DeriveKeyMap(names)
+	if err != nil {
+		return nil, envelope.Wrap(envelope.SerializationFailed, err, "the type's field names collide")
+	}
+	return km, nil
+}
+
+func validTypeName(s string) bool {
+	if s == "" || len(s) > 80 {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}

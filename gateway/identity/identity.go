@@ -1,0 +1,208 @@
+// Package identity authenticates callers: none (loopback only, the caller is
+// "anonymous"), JWT (HS256 with a shared secret, or RS256/ES256 with keys from
+// a JWKS URL) or API keys kept as SHA-256 hashes. Identity headers a client
+// sends are never read: the user id and roles come only from a verified
+// credential.
+package identity
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/MicahParks/keyfunc/v3"
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/envelope"
+)
+
+// Anonymous is the caller in mode none.
+const Anonymous = "anonymous"
+
+// Authenticator identifies the caller of a request.
+type Authenticator interface {
+	// Authenticate returns the caller, or an AUTHENTICATION_REQUIRED
+	// *envelope.Error saying why not (without echoing the credential).
+	Authenticate(r *http.Request) (call.Identity, error)
+	// Challenge is the WWW-Authenticate value sent with a 401.
+	Challenge() string
+}
+
+// New returns the Authenticator of cfg.Mode. In jwt mode with a JWKS URL it
+// fetches the key set once before returning (ctx bounds that and the
+// background refresh). cfg must have been validated.
+func New(ctx context.Context, cfg config.Auth) (Authenticator, error) {
+	switch cfg.Mode {
+	case config.AuthNone:
+		return none{}, nil
+	case config.AuthJWT:
+		return newJWT(ctx, cfg.JWT)
+	case config.AuthAPIKey:
+		return newAPIKeys(cfg.APIKeys)
+	}
+	return nil, fmt.Errorf("auth.mode: unknown mode %q", cfg.Mode)
+}
+
+type none struct{}
+
+func (none) Authenticate(*http.Request) (call.Identity, error) {
+	return call.Identity{UserID: Anonymous}, nil
+}
+
+func (none) Challenge() string { return "" }
+
+func denied(reason string) error { return envelope.New(envelope.AuthenticationRequired, reason) }
+
+// jwtAuth checks bearer tokens with an algorithm allow-list: HS256 only with
+// a secret, RS256/ES256 only with a JWKS, never none, so a token cannot pick
+// the algorithm that verifies it.
+type jwtAuth struct {
+	parser *jwt.Parser
+	key    jwt.Keyfunc
+}
+
+func newJWT(ctx context.Context, cfg config.JWT) (*jwtAuth, error) {
+	opts := []jwt.ParserOption{jwt.WithLeeway(cfg.Leeway), jwt.WithExpirationRequired(), jwt.WithIssuedAt()}
+	if cfg.Issuer != "" {
+		opts = append(opts, jwt.WithIssuer(cfg.Issuer))
+	}
+	if cfg.Audience != "" {
+		opts = append(opts, jwt.WithAudience(cfg.Audience))
+	}
+	a := &jwtAuth{}
+	switch {
+	case cfg.JWKSURL != "":
+		kf, err := keyfunc.NewDefaultCtx(ctx, []string{cfg.JWKSURL})
+		if err != nil {
+			return nil, fmt.Errorf("auth.jwt.jwksURL: loading keys: %w", err)
+		}
+		a.key = kf.Keyfunc
+		opts = append(opts, jwt.WithValidMethods([]string{"RS256", "ES256"}))
+	case cfg.Secret != "":
+		secret := []byte(cfg.Secret)
+		a.key = func(*jwt.Token) (any, error) { return secret, nil }
+		opts = append(opts, jwt.WithValidMethods([]string{"HS256"}))
+	default:
+		return nil, errors.New("auth.jwt: jwt mode needs GATEWAY_JWT_SECRET or GATEWAY_JWKS_URL")
+	}
+	a.parser = jwt.NewParser(opts...)
+	return a, nil
+}
+
+type claims struct {
+	jwt.RegisteredClaims
+	Roles []string `json:"roles"`
+}
+
+func (a *jwtAuth) Authenticate(r *http.Request) (call.Identity, error) {
+	raw, ok := bearer(r)
+	if !ok {
+		return call.Identity{}, denied("no bearer token")
+	}
+	var c claims
+	if _, err := a.parser.ParseWithClaims(raw, &c, a.key); err != nil {
+		return call.Identity{}, denied(tokenProblem(err))
+	}
+	if c.Subject == "" {
+		return call.Identity{}, denied("token has no sub claim")
+	}
+	return call.Identity{UserID: c.Subject, Roles: c.Roles}, nil
+}
+
+func (a *jwtAuth) Challenge() string { return `Bearer realm="gateway"` }
+
+// tokenProblem names the failed check without quoting the token.
+func tokenProblem(err error) string {
+	switch {
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return "token expired"
+	case errors.Is(err, jwt.ErrTokenNotValidYet), errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return "token not valid yet"
+	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
+		return "wrong issuer"
+	case errors.Is(err, jwt.ErrTokenInvalidAudience):
+		return "wrong audience"
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
+		return "token lacks a required claim"
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid), errors.Is(err, jwt.ErrTokenUnverifiable):
+		return "bad signature or algorithm"
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		return "malformed token"
+	}
+	return "invalid token"
+}
+
+func bearer(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != "" && len(tok) <= 8192
+}
+
+// apiKeys holds SHA-256 digests only; the presented key is hashed and
+// compared in constant time against every configured digest.
+type apiKeys struct {
+	keys []apiKey
+}
+
+type apiKey struct {
+	digest [sha256.Size]byte
+	id     call.Identity
+}
+
+func newAPIKeys(cfg []config.APIKey) (*apiKeys, error) {
+	a := &apiKeys{}
+	for i, k := range cfg {
+		d, err := hex.DecodeString(k.SHA256)
+		if err != nil || len(d) != sha256.Size {
+			return nil, fmt.Errorf("auth.apiKeys[%d].sha256: not a SHA-256 hex digest", i)
+		}
+		var ak apiKey
+		copy(ak.digest[:], d)
+		ak.id = call.Identity{UserID: k.UserID, Roles: k.Roles}
+		a.keys = append(a.keys, ak)
+	}
+	return a, nil
+}
+
+func (a *apiKeys) Authenticate(r *http.Request) (call.Identity, error) {
+	key := r.Header.Get("X-API-Key")
+	if key == "" {
+		if scheme, v, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "ApiKey") {
+			key = strings.TrimSpace(v)
+		}
+	}
+	if key == "" {
+		return call.Identity{}, denied("no API key")
+	}
+	sum := sha256.Sum256([]byte(key))
+	match := -1
+	for i := range a.keys {
+		if subtle.ConstantTimeCompare(sum[:], a.keys[i].digest[:]) == 1 {
+			match = i
+		}
+	}
+	if match < 0 {
+		return call.Identity{}, denied("unknown API key")
+	}
+	return a.keys[match].id, nil
+}
+
+func (a *apiKeys) Challenge() string { return `ApiKey realm="gateway"` }
+
+// compile-time checks
+var (
+	_ Authenticator = none{}
+	_ Authenticator = (*jwtAuth)(nil)
+	_ Authenticator = (*apiKeys)(nil)
+)

@@ -1,0 +1,95 @@
+package middleware
+
+import (
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/gateway/calllog"
+)
+
+// Recorder receives the request metrics (gateway/metrics implements it).
+type Recorder interface {
+	RequestStarted()
+	RequestDone()
+	ObserveRequest(route, method, version string, status int, total, upstream time.Duration)
+	CountError(id string)
+	CountDuplicate(route string)
+}
+
+// CallLog takes one entry per call without blocking (calllog.Shipper).
+type CallLog interface {
+	Enqueue(e calllog.Entry)
+}
+
+// Duplicates says whether the same call was seen within its window
+// (duplicates.Detector).
+type Duplicates interface {
+	Seen(user, method, route string, body []byte, now time.Time) bool
+}
+
+// Unmatched is the route label of requests no route matched.
+const Unmatched = "unmatched"
+
+// ObserveDeps are what Observe reports to.
+type ObserveDeps struct {
+	Metrics    Recorder
+	Log        CallLog
+	Duplicates Duplicates
+	Logger     *slog.Logger
+	// Slow: calls slower than this are logged at warning level.
+	Slow time.Duration
+	Now  func() time.Time
+}
+
+// Observe records every call after it was answered: the latency histograms
+// (total, gateway, upstream), the error counter by response-code id, the
+// duplicate detector, the asynchronous call log entry and, for slow calls, a
+// warning in the local log. Labels are route templates, never raw paths.
+func Observe(next http.Handler, d ObserveDeps) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		d.Metrics.RequestStarted()
+		defer d.Metrics.RequestDone()
+		next.ServeHTTP(rw, r)
+		c := call.From(r.Context())
+		route := Unmatched
+		if c.Route != nil {
+			route = c.Route.Template
+		}
+		status := c.Status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		if r.Context().Err() != nil {
+			status = 499 // the client went away; nobody failed
+		}
+		total := time.Duration(c.TotalMillis * float64(time.Millisecond))
+		upstream := c.Upstream.Total()
+		d.Metrics.ObserveRequest(route, r.Method, c.Version, status, total, upstream)
+		if c.CodeID != "" {
+			d.Metrics.CountError(c.CodeID)
+		}
+		now := d.Now()
+		dup := d.Duplicates.Seen(c.Identity.UserID, r.Method, route, c.Body, now)
+		if dup {
+			d.Metrics.CountDuplicate(route)
+		}
+		text := strconv.Itoa(status)
+		if c.CodeID != "" {
+			text += " " + c.CodeID
+		}
+		d.Log.Enqueue(calllog.Entry{
+			Time: c.Start, Text: text, UserID: c.Identity.UserID, TraceID: c.TraceID,
+			TotalTime: c.TotalMillis, Method: "HTTP" + r.Method, Path: r.URL.Path, Body: c.Body,
+			Route: route, Version: c.Version, ResponseCode: c.CodeID, Status: status,
+			UpstreamTime: float64(upstream) / float64(time.Millisecond), Duplicate: dup,
+		})
+		if total >= d.Slow {
+			d.Logger.Warn("slow call", "route", route, "method", r.Method, "status", status,
+				"total_ms", c.TotalMillis, "upstream_ms", float64(upstream)/float64(time.Millisecond),
+				"trace_id", c.TraceID, "user_id", c.Identity.UserID)
+		}
+	})
+}

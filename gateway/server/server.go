@@ -1,0 +1,140 @@
+// Package server runs the gateway's two listeners: the API listener (TLS per
+// config, every timeout set, its handler swappable for hot reload) and the
+// admin listener (/metrics, /healthz, /readyz). Shutdown drains: readiness
+// goes false first, then in-flight requests finish.
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/restgate/gateway/gateway/config"
+)
+
+// Swappable is an http.Handler whose target can be replaced atomically; a
+// request keeps the handler it started on, so a swap drops nothing.
+type Swappable struct {
+	h atomic.Pointer[http.Handler]
+}
+
+// NewSwappable returns a Swappable serving h.
+func NewSwappable(h http.Handler) *Swappable {
+	s := &Swappable{}
+	s.Swap(h)
+	return s
+}
+
+// Swap makes h serve every request that starts from now on.
+func (s *Swappable) Swap(h http.Handler) { s.h.Store(&h) }
+
+// ServeHTTP serves r with the current handler.
+func (s *Swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Load()).ServeHTTP(w, r) }
+
+// Server holds the bound listeners. Create it with Listen, run it with Serve.
+type Server struct {
+	api, admin       *http.Server
+	apiLn, adminLn   net.Listener
+	ready, draining  atomic.Bool
+	logger           *slog.Logger
+	apiAddr, admAddr string
+}
+
+// Listen binds both listeners now, so a port in use stops the start with a
+// clear error before anything is served. api serves the API; metrics serves
+// /metrics on the admin listener.
+func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, logger *slog.Logger) (*Server, error) {
+	s := &Server{logger: logger}
+	apiLn, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("server.listen %s: %w", cfg.Listen, err)
+	}
+	adminLn, err := net.Listen("tcp", cfg.AdminListen)
+	if err != nil {
+		apiLn.Close()
+		return nil, fmt.Errorf("server.adminListen %s: %w", cfg.AdminListen, err)
+	}
+	if tlsCfg != nil {
+		api = hsts(api)
+		apiLn = tls.NewListener(apiLn, tlsCfg)
+	}
+	t := cfg.Timeouts
+	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
+	s.api = &http.Server{Handler: api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
+		IdleTimeout: t.Idle, MaxHeaderBytes: cfg.Limits.MaxHeaderBytes, ErrorLog: errLog, TLSConfig: tlsCfg}
+	s.admin = &http.Server{Handler: s.adminMux(metrics), ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
+		WriteTimeout: t.Write, IdleTimeout: t.Idle, MaxHeaderBytes: cfg.Limits.MaxHeaderBytes, ErrorLog: errLog}
+	s.apiLn, s.adminLn = apiLn, adminLn
+	s.apiAddr, s.admAddr = apiLn.Addr().String(), adminLn.Addr().String()
+	return s, nil
+}
+
+// APIAddr and AdminAddr are the bound addresses (useful with port 0).
+func (s *Server) APIAddr() string   { return s.apiAddr }
+func (s *Server) AdminAddr() string { return s.admAddr }
+
+// Serve serves both listeners until ctx is done, then drains: /readyz turns
+// 503, the listeners stop accepting, in-flight requests finish within
+// drainCtx's deadline. It returns nil after a clean drain.
+func (s *Server) Serve(ctx context.Context, drainCtx func() (context.Context, context.CancelFunc)) error {
+	errs := make(chan error, 2)
+	go func() { errs <- ignoreClosed(s.api.Serve(s.apiLn)) }()
+	go func() { errs <- ignoreClosed(s.admin.Serve(s.adminLn)) }()
+	s.ready.Store(true)
+	select {
+	case <-ctx.Done():
+	case err := <-errs:
+		if err != nil {
+			return err
+		}
+	}
+	s.draining.Store(true)
+	s.logger.Info("draining", "api", s.apiAddr)
+	dctx, cancel := drainCtx()
+	defer cancel()
+	err := s.api.Shutdown(dctx)
+	err = errors.Join(err, s.admin.Shutdown(dctx))
+	if err != nil {
+		return fmt.Errorf("draining: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) adminMux(metrics http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if !s.ready.Load() || s.draining.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte("not ready\n"))
+			return
+		}
+		_, _ = w.Write([]byte("ready\n"))
+	})
+	return mux
+}
+
+// hsts tells browsers to keep to HTTPS; only TLS answers carry it.
+func hsts(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
+		next.ServeHTTP(w, r)
+	})
+}
+
+func ignoreClosed(err error) error {
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
