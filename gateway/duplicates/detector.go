@@ -1,0 +1,148 @@
+// Package duplicates spots a user repeating the same request: same user,
+// method, route and body within a time window. It answers the analytics
+// question "duplicate requests by one user"; it never rejects a request.
+package duplicates
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"sync"
+	"time"
+)
+
+// DefaultMaxEntries is used when New is given a bound below 1.
+const DefaultMaxEntries = 10000
+
+// sweepBudget bounds the expired records removed per call, so no single
+// request pays for sweeping a large backlog.
+const sweepBudget = 8
+
+// Detector remembers recent requests as 64-bit hashes. Memory is bounded by
+// maxEntries: past it the oldest request is forgotten. Expired records are
+// swept a few at a time on each call. Safe for concurrent use; Seen does not
+// allocate once the table has grown.
+//
+// Two different requests with equal hashes (odds about 2^-64 per pair) would
+// be reported as a duplicate; the seed is random per Detector, so a client
+// cannot aim at one.
+type Detector struct {
+	seed   maphash.Seed
+	window int64 // nanoseconds
+
+	mu sync.Mutex
+	// last maps a request's hash to its latest sighting.
+	last map[uint64]sighting
+	// order holds sightings oldest first, as a ring; a record whose seq no
+	// longer matches last[key] is stale (the key was seen again since).
+	order   []record
+	head, n int
+	seq     uint64
+}
+
+type sighting struct {
+	at  int64 // UnixNano
+	seq uint64
+}
+
+type record struct {
+	key uint64
+	seq uint64
+}
+
+// New returns a Detector that reports a request repeated within window. A
+// window of zero or less reports nothing. maxEntries below 1 means
+// DefaultMaxEntries; memory is allocated up front for that many requests.
+func New(window time.Duration, maxEntries int) *Detector {
+	if maxEntries < 1 {
+		maxEntries = DefaultMaxEntries
+	}
+	return &Detector{
+		seed:   maphash.MakeSeed(),
+		window: int64(window),
+		last:   make(map[uint64]sighting, maxEntries),
+		order:  make([]record, maxEntries),
+	}
+}
+
+// Seen records the request and reports whether the same user sent the same
+// method, route and body within the window before now. The window slides:
+// a request repeated every half window is a duplicate each time. Callers
+// pass the route template (not the raw path) and their clock's now.
+func (d *Detector) Seen(user, method, route string, body []byte, now time.Time) bool {
+	if d.window <= 0 {
+		return false
+	}
+	key := d.hash(user, method, route, body)
+	at := now.UnixNano()
+
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweep(at)
+	prev, ok := d.last[key]
+	if ok && at < prev.at {
+		// Concurrent callers read the clock in one order and lock in
+		// another: compare, and keep the newer sighting.
+		return prev.at-at < d.window
+	}
+	dup := ok && at-prev.at < d.window
+	if d.n == len(d.order) {
+		d.evictOldest()
+	}
+	d.seq++
+	d.order[(d.head+d.n)%len(d.order)] = record{key: key, seq: d.seq}
+	d.n++
+	d.last[key] = sighting{at: at, seq: d.seq}
+	return dup
+}
+
+// Len returns how many distinct requests the Detector remembers.
+func (d *Detector) Len() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.last)
+}
+
+// hash keys the request; each part is length-prefixed so that shifting
+// bytes between parts cannot make two requests collide.
+func (d *Detector) hash(user, method, route string, body []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(d.seed)
+	var lens [24]byte
+	binary.LittleEndian.PutUint64(lens[0:], uint64(len(user)))
+	binary.LittleEndian.PutUint64(lens[8:], uint64(len(method)))
+	binary.LittleEndian.PutUint64(lens[16:], uint64(len(route)))
+	_, _ = h.Write(lens[:])
+	_, _ = h.WriteString(user)
+	_, _ = h.WriteString(method)
+	_, _ = h.WriteString(route)
+	_, _ = h.Write(body)
+	return h.Sum64()
+}
+
+// sweep drops a few records from the old end: stale ones, and live ones
+// whose window has passed. It stops at the first live, unexpired record,
+// since records are in arrival order.
+func (d *Detector) sweep(now int64) {
+	for range sweepBudget {
+		if d.n == 0 {
+			return
+		}
+		r := d.order[d.head]
+		s, ok := d.last[r.key]
+		if ok && s.seq == r.seq && now-s.at < d.window {
+			return
+		}
+		d.evictOldest()
+	}
+}
+
+// evictOldest drops the oldest record, and its key when the record is the
+// key's latest sighting.
+func (d *Detector) evictOldest() {
+	r := d.order[d.head]
+	if s, ok := d.last[r.key]; ok && s.seq == r.seq {
+		delete(d.last, r.key)
+	}
+	d.head = (d.head + 1) % len(d.order)
+	d.n--
+}

@@ -1,0 +1,224 @@
+package duplicates
+
+import (
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type call struct {
+	user, method, route, body string
+	after                     time.Duration // since the start
+	want                      bool
+}
+
+func TestDetectorSeen(t *testing.T) {
+	t.Parallel()
+	const w = time.Second
+	tests := []struct {
+		desc  string
+		max   int
+		calls []call
+	}{
+		{
+			desc: "repeat within the window",
+			calls: []call{
+				{"u1", "POST", "/{version}/accounts", `{"name":"A"}`, 0, false},
+				{"u1", "POST", "/{version}/accounts", `{"name":"A"}`, 500 * time.Millisecond, true},
+			},
+		},
+		{
+			desc: "repeat after the window",
+			calls: []call{
+				{"u1", "GET", "/r", "", 0, false},
+				{"u1", "GET", "/r", "", w, false},
+			},
+		},
+		{
+			desc: "window slides with each repeat",
+			calls: []call{
+				{"u1", "GET", "/r", "", 0, false},
+				{"u1", "GET", "/r", "", 900 * time.Millisecond, true},
+				{"u1", "GET", "/r", "", 1800 * time.Millisecond, true},
+				{"u1", "GET", "/r", "", 2800 * time.Millisecond, false},
+			},
+		},
+		{
+			desc: "any differing part is a different request",
+			calls: []call{
+				{"u1", "POST", "/r", "b", 0, false},
+				{"u2", "POST", "/r", "b", 1, false},
+				{"u1", "PUT", "/r", "b", 2, false},
+				{"u1", "POST", "/s", "b", 3, false},
+				{"u1", "POST", "/r", "c", 4, false},
+				{"u1", "POST", "/r", "b", 5, true},
+			},
+		},
+		{
+			desc: "bytes shifted between parts do not collide",
+			calls: []call{
+				{"ab", "c", "/r", "", 0, false},
+				{"a", "bc", "/r", "", 1, false},
+				{"a", "b", "c/r", "", 2, false},
+			},
+		},
+		{
+			desc: "older clock reading from a racing caller",
+			calls: []call{
+				{"u1", "GET", "/r", "", 500 * time.Millisecond, false},
+				{"u1", "GET", "/r", "", 400 * time.Millisecond, true},
+				{"u1", "GET", "/r", "", 1400 * time.Millisecond, true},
+			},
+		},
+		{
+			desc: "the bound forgets the oldest request",
+			max:  2,
+			calls: []call{
+				{"u1", "GET", "/a", "", 0, false},
+				{"u1", "GET", "/b", "", 1, false},
+				{"u1", "GET", "/c", "", 2, false},
+				{"u1", "GET", "/a", "", 3, false},
+				{"u1", "GET", "/a", "", 4, true},
+			},
+		},
+	}
+	start := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			d := New(w, tt.max)
+			for i, c := range tt.calls {
+				got := d.Seen(c.user, c.method, c.route, []byte(c.body), start.Add(c.after))
+				assert.Equal(t, c.want, got, "call %d", i)
+			}
+		})
+	}
+}
+
+func TestDetectorZeroWindow(t *testing.T) {
+	t.Parallel()
+	d := New(0, 10)
+	now := time.Now()
+	assert.False(t, d.Seen("u", "GET", "/r", nil, now))
+	assert.False(t, d.Seen("u", "GET", "/r", nil, now))
+	assert.Zero(t, d.Len())
+}
+
+func TestDetectorMemoryBound(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc    string
+		max     int
+		calls   int
+		wantLen int
+	}{
+		{desc: "below the bound", max: 100, calls: 50, wantLen: 50},
+		{desc: "far past the bound", max: 100, calls: 10000, wantLen: 100},
+		{desc: "default bound", max: 0, calls: DefaultMaxEntries + 5, wantLen: DefaultMaxEntries},
+	}
+	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			d := New(time.Hour, tt.max)
+			for i := range tt.calls {
+				d.Seen("u", "GET", "/r/"+strconv.Itoa(i), nil, now)
+			}
+			assert.Equal(t, tt.wantLen, d.Len())
+		})
+	}
+}
+
+func TestDetectorSweepsExpired(t *testing.T) {
+	t.Parallel()
+	d := New(time.Second, 1000)
+	start := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	for i := range 100 {
+		d.Seen("u", "GET", "/r/"+strconv.Itoa(i), nil, start)
+	}
+	require.Equal(t, 100, d.Len())
+	later := start.Add(2 * time.Second)
+	for range 100/sweepBudget + 1 {
+		d.Seen("other", "GET", "/same", nil, later)
+	}
+	assert.Equal(t, 1, d.Len(), "expired requests are swept a few per call")
+}
+
+func TestDetectorConcurrent(t *testing.T) {
+	t.Parallel()
+	d := New(time.Minute, 1024)
+	now := time.Now()
+	var wg sync.WaitGroup
+	dups := make([]int, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 1000 {
+				if d.Seen("u", "GET", "/r/"+strconv.Itoa(i%16), nil, now) {
+					dups[g]++
+				}
+			}
+		})
+	}
+	wg.Wait()
+	total := 0
+	for _, n := range dups {
+		total += n
+	}
+	assert.Equal(t, 8*1000-16, total, "only the first of each of the 16 requests is new")
+	assert.Equal(t, 16, d.Len())
+}
+
+// FuzzDetector checks that a request is always a duplicate of itself right
+// away, and that the bound holds whatever the input.
+func FuzzDetector(f *testing.F) {
+	f.Add("u", "GET", "/r", []byte("{}"), int64(0))
+	f.Add("", "", "", []byte{}, int64(-5))
+	f.Add("a\x00b", "POST", "/{version}/x", []byte("\xff"), int64(1<<40))
+	f.Fuzz(func(t *testing.T, user, method, route string, body []byte, offset int64) {
+		d := New(time.Second, 4)
+		now := time.Unix(0, offset)
+		first := d.Seen(user, method, route, body, now)
+		assert.False(t, first)
+		assert.True(t, d.Seen(user, method, route, body, now))
+		d.Seen(user+"x", method, route, body, now)
+		assert.LessOrEqual(t, d.Len(), 4)
+	})
+}
+
+func BenchmarkSeen(b *testing.B) {
+	d := New(time.Second, 10000)
+	body := []byte(`{"name":"Acme","industry":"Manufacturing","phone":"555-0100"}`)
+	routes := make([]string, 20000)
+	for i := range routes {
+		routes[i] = "/v1/accounts/" + strconv.Itoa(i)
+	}
+	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	// Fill the table so the benchmark measures the steady state: every call
+	// evicts or sweeps as well as inserts.
+	for i := range routes {
+		d.Seen("user-1", "POST", routes[i], body, now)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		now = now.Add(time.Microsecond)
+		d.Seen("user-1", "POST", routes[i%len(routes)], body, now)
+		i++
+	}
+}
+
+func BenchmarkSeenParallel(b *testing.B) {
+	d := New(time.Second, 10000)
+	body := []byte(`{"name":"Acme"}`)
+	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			d.Seen("user-1", "POST", "/v1/accounts", body, now)
+		}
+	})
+}
