@@ -54,6 +54,9 @@ func (s *UpstreamSet) Resolve(cfg map[string]upstreams.Settings) (map[string]Ups
 			if c, err = upstreams.NewClient(name, settings, s.observer); err != nil {
 				return nil, err
 			}
+			if st, ok := s.observer.(breakerStateSetter); ok {
+				st.SetBreakerState(name, c.BreakerState())
+			}
 		}
 		next[name] = c
 		out[name] = Upstream{Client: c, BaseURL: base}
@@ -72,4 +75,10 @@ func (s *UpstreamSet) Client(name string) *upstreams.Client {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.clients[name]
+}
+
+// breakerStateSetter is implemented by observers that export the breaker
+// state, so a new client's state is visible before its first transition.
+type breakerStateSetter interface {
+	SetBreakerState(upstream, state string)
 }
