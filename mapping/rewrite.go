@@ -136,8 +136,13 @@ func (r *rewriter) value(depth int, lv level) error {
 			return err
 		}
 	}
+	// Checked before copying, so a huge string is refused without being
+	// written.
+	if r.limit >= 0 && len(r.dst)-r.start+(r.pos-start) >= r.limit {
+		return ErrTooLarge
+	}
 	r.dst = append(r.dst, r.src[start:r.pos]...)
-	return r.checkSize()
+	return nil
 }
 
 func (r *rewriter) object(depth int, lv level) error {
