@@ -96,6 +96,7 @@ func (w *Writer) Success(rw http.ResponseWriter, c *Call, res Result) {
 	meta.OmitFlags = res.OmitFlags
 	meta.MapKeys, meta.SerializeNulls = flags(c)
 	if res.MapKeys != nil {
+		meta.MapKeys = true // a published key map is the flag's subject
 		buf = append(buf, `,"mapKeys":`...)
 		buf = append(buf, res.MapKeys...)
 	}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/routes"
+)
+
+// loadConfig loads, validates and builds the route table of path, reporting
+// every problem with its key path.
+func loadConfig(path string, getenv func(string) string) (*config.Config, *routes.Table, error) {
+	cfg, err := config.Load(path, getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	verr := config.Validate(cfg)
+	table, terr := routes.Build(cfg)
+	if err := errors.Join(verr, terr); err != nil {
+		return nil, nil, err
+	}
+	return cfg, table, nil
+}
+
+// check prints the route table of a valid config (exit 0) or every problem,
+// one per line (exit 1).
+func check(path string, stdout, stderr io.Writer, getenv func(string) string) int {
+	cfg, table, err := loadConfig(path, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s is not valid:\n", path)
+		for _, line := range problemLines(err) {
+			fmt.Fprintf(stderr, "  %s\n", line)
+		}
+		return 1
+	}
+	printTable(stdout, cfg, table)
+	return 0
+}
+
+func problemLines(err error) []string {
+	lines := strings.Split(err.Error(), "\n")
+	sort.Strings(lines)
+	return lines
+}
+
+func printTable(w io.Writer, cfg *config.Config, t *routes.Table) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "METHOD\tURI\tKIND\tUPSTREAM\tVERSIONS")
+	for _, e := range t.Entries() {
+		var versions []string
+		for _, v := range cfg.Versions {
+			if e.Route.Serves(v) {
+				versions = append(versions, v)
+			}
+		}
+		up := e.Route.Spec.Upstream
+		if up == "" {
+			up = "-"
+		}
+		kind := e.Route.Spec.Kind
+		if e.Route.Spec.Action != "" {
+			kind += ":" + e.Route.Spec.Action
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Method, e.Route.Template, kind, up, strings.Join(versions, ","))
+	}
+	tw.Flush()
+}

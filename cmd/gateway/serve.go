@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"reflect"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/restgate/gateway/gateway/app"
+	"github.com/restgate/gateway/gateway/calllog"
+	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/duplicates"
+	"github.com/restgate/gateway/gateway/metrics"
+	"github.com/restgate/gateway/gateway/server"
+	"github.com/restgate/gateway/upstreams/sandbox"
+)
+
+// serve runs the gateway until ctx is done, then drains and flushes the call
+// log. Any problem before serving (config, port in use, missing secret) is
+// returned as one error naming its cause.
+func serve(ctx context.Context, path string, stdout io.Writer, getenv func(string) string) error {
+	cfg, _, err := loadConfig(path, getenv)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stdout, cfg.Log.Level)
+	version, revision, goVersion := buildInfo()
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg, metrics.BuildInfo{Version: version, Revision: revision, GoVersion: goVersion})
+	if err != nil {
+		return err
+	}
+	shipper, err := calllog.NewShipper(shipperConfig(cfg.Log), &http.Client{}, m, logger)
+	if err != nil {
+		return fmt.Errorf("log: %w", err)
+	}
+	shipCtx, stopShipping := context.WithCancel(context.Background())
+	defer stopShipping()
+	go shipper.Run(shipCtx)
+
+	sb := &sandboxes{dataDir: cfg.Server.DataDir, logger: logger}
+	defer sb.close()
+	shared := &app.Shared{
+		Logger: logger, Metrics: m, CallLog: shipper,
+		Duplicates: duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries),
+		Upstreams:  app.NewUpstreamSet(m, sb.url),
+	}
+	gw, err := app.Build(ctx, cfg, shared)
+	if err != nil {
+		return err
+	}
+	tlsCfg, fingerprint, err := server.TLSConfig(cfg.Server.TLS, time.Now())
+	if err != nil {
+		return err
+	}
+	api := server.NewSwappable(gw.Handler)
+	srv, err := server.Listen(cfg.Server, tlsCfg, api, metrics.Handler(reg), logger)
+	if err != nil {
+		return err
+	}
+	if fingerprint != "" {
+		logger.Info("self-signed TLS certificate generated", "sha256_fingerprint", fingerprint)
+	}
+	if tlsCfg == nil && !config.IsLoopback(cfg.Server.Listen) {
+		logger.Warn("TLS is off on a non-loopback listener: run it only behind a TLS-terminating proxy", "listen", cfg.Server.Listen)
+	}
+	scheme := "https"
+	if tlsCfg == nil {
+		scheme = "http"
+	}
+	logger.Info("gateway serving", "api", scheme+"://"+srv.APIAddr(), "admin", "http://"+srv.AdminAddr(),
+		"versions", cfg.Versions, "routes", len(gw.Table.Routes), "auth", cfg.Auth.Mode)
+
+	r := &reloader{path: path, getenv: getenv, current: cfg, shared: shared, api: api, metrics: m, logger: logger}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				r.reload(ctx, "SIGHUP")
+			}
+		}
+	}()
+
+	err = srv.Serve(ctx, func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), cfg.Server.Timeouts.Shutdown)
+	})
+	flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if ferr := shipper.Close(flushCtx); ferr != nil {
+		logger.Warn("call log not fully flushed", "err", ferr)
+	}
+	logger.Info("gateway stopped")
+	return err
+}
+
+// reloader applies a new config to the running gateway: it is loaded,
+// validated and built aside; only a gateway that built completely replaces
+// the serving one. An invalid config is logged with every problem, counted,
+// and the old one keeps serving.
+type reloader struct {
+	mu      sync.Mutex
+	path    string
+	getenv  func(string) string
+	current *config.Config
+	shared  *app.Shared
+	api     *server.Swappable
+	metrics *metrics.Metrics
+	logger  *slog.Logger
+}
+
+func (r *reloader) reload(ctx context.Context, cause string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cfg, _, err := loadConfig(r.path, r.getenv)
+	var gw *app.Gateway
+	if err == nil {
+		gw, err = app.Build(ctx, cfg, r.shared)
+	}
+	if err != nil {
+		r.metrics.CountReload(false)
+		r.logger.Error("config reload refused; the previous config keeps serving", "cause", cause, "problems", problemLines(err))
+		return
+	}
+	if !reflect.DeepEqual(cfg.Server, r.current.Server) || !reflect.DeepEqual(cfg.Log, r.current.Log) {
+		r.logger.Warn("server and log settings take effect only after a restart", "cause", cause)
+	}
+	r.api.Swap(gw.Handler)
+	r.current = cfg
+	r.metrics.CountReload(true)
+	r.logger.Info("config reloaded", "cause", cause, "routes", len(gw.Table.Routes))
+}
+
+// sandboxes starts the embedded reference backends the first time an
+// upstream asks for them.
+type sandboxes struct {
+	mu      sync.Mutex
+	dataDir string
+	logger  *slog.Logger
+	srv     *sandbox.Server
+}
+
+func (s *sandboxes) url(name string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv == nil {
+		srv, err := sandbox.Start(s.dataDir, s.logger)
+		if err != nil {
+			return "", err
+		}
+		s.srv = srv
+	}
+	return s.srv.URL(name)
+}
+
+func (s *sandboxes) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = s.srv.Close(ctx)
+	}
+}
+
+func shipperConfig(l config.Log) calllog.Config {
+	return calllog.Config{URL: l.CollectorURL, Format: l.Format, QueueSize: l.QueueSize, BatchSize: l.BatchSize,
+		FlushInterval: l.FlushInterval, Timeout: l.Timeout, MaxRetries: l.MaxRetries, MaxBodyBytes: l.MaxBodyBytes,
+		RedactFields: l.RedactFields}
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var lv slog.Level
+	_ = lv.UnmarshalText([]byte(level))
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv}))
+}
