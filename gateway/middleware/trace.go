@@ -58,4 +58,3 @@ func putUint64(b []byte, v uint64) {
 		b[i] = byte(v >> (56 - 8*i))
 	}
 }
-

@@ -9,8 +9,8 @@ import (
 	"sort"
 
 	"github.com/restgate/gateway/gateway/call"
-	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/gateway/router"
+	"github.com/restgate/gateway/gateway/routes"
 )
 
 type endpointRecord struct {

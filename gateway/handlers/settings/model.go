@@ -6,8 +6,8 @@ import (
 
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/envelope"
-	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/gateway/router"
+	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/mapping"
 	"github.com/restgate/gateway/upstreams"
 )
