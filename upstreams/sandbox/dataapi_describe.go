@@ -1,0 +1,193 @@
+package sandbox
+
+import (
+	"net/http"
+)
+
+// dataObjectSummary is one describeGlobal entry, also the objectDescribe of
+// GET .../sobjects/{type}.
+type dataObjectSummary struct {
+	Activateable bool              `json:"activateable"`
+	Createable   bool              `json:"createable"`
+	Custom       bool              `json:"custom"`
+	Deletable    bool              `json:"deletable"`
+	KeyPrefix    string            `json:"keyPrefix"`
+	Label        string            `json:"label"`
+	LabelPlural  string            `json:"labelPlural"`
+	Layoutable   bool              `json:"layoutable"`
+	Name         string            `json:"name"`
+	Queryable    bool              `json:"queryable"`
+	Retrieveable bool              `json:"retrieveable"`
+	Searchable   bool              `json:"searchable"`
+	Updateable   bool              `json:"updateable"`
+	URLs         map[string]string `json:"urls"`
+}
+
+func objectSummary(t dataType, v string) dataObjectSummary {
+	return dataObjectSummary{
+		Createable: true, Deletable: true, KeyPrefix: t.KeyPrefix, Label: t.Label,
+		LabelPlural: t.LabelPlural, Layoutable: true, Name: t.Name, Queryable: true,
+		Retrieveable: true, Searchable: true, Updateable: true, URLs: objectURLs(t, v),
+	}
+}
+
+func objectURLs(t dataType, v string) map[string]string {
+	base := "/services/data/" + v + "/sobjects/" + t.Name
+	return map[string]string{
+		"sobject":        base,
+		"describe":       base + "/describe",
+		"rowTemplate":    base + "/{ID}",
+		"layouts":        base + "/describe/layouts",
+		"compactLayouts": base + "/describe/compactLayouts",
+	}
+}
+
+func (a *dataAPI) describeGlobal(w http.ResponseWriter, v string) {
+	var objects []dataObjectSummary
+	for _, t := range dataTypes() {
+		objects = append(objects, objectSummary(t, v))
+	}
+	a.writeJSON(w, http.StatusOK, struct {
+		Encoding     string              `json:"encoding"`
+		MaxBatchSize int                 `json:"maxBatchSize"`
+		SObjects     []dataObjectSummary `json:"sobjects"`
+	}{"UTF-8", 200, objects})
+}
+
+// sobject answers the basic information of a type with its most recently
+// created records.
+func (a *dataAPI) sobject(w http.ResponseWriter, r *http.Request, v, name string) {
+	t, ok := lookupDataType(name)
+	if !ok {
+		a.notFound(w)
+		return
+	}
+	rows, err := a.db.QueryContext(r.Context(),
+		`SELECT "Id", "Name" FROM `+t.Table+` ORDER BY rowid DESC LIMIT 5`)
+	if err != nil {
+		a.failQuery(w, err)
+		return
+	}
+	recent := []dataRecord{}
+	for rows.Next() {
+		var id, recName any
+		if err := rows.Scan(&id, &recName); err != nil {
+			rows.Close()
+			a.failQuery(w, err)
+			return
+		}
+		recent = append(recent, newDataRecord(t, v, id, []string{"Id", "Name"}, []any{id, recName}))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		a.failQuery(w, err)
+		return
+	}
+	a.writeJSON(w, http.StatusOK, struct {
+		ObjectDescribe dataObjectSummary `json:"objectDescribe"`
+		RecentItems    []dataRecord      `json:"recentItems"`
+	}{objectSummary(t, v), recent})
+}
+
+// dataFieldDescribe is one field of a describe, with the properties clients
+// of the real API read.
+type dataFieldDescribe struct {
+	AutoNumber        bool     `json:"autoNumber"`
+	ByteLength        int      `json:"byteLength"`
+	Calculated        bool     `json:"calculated"`
+	Createable        bool     `json:"createable"`
+	Custom            bool     `json:"custom"`
+	DefaultedOnCreate bool     `json:"defaultedOnCreate"`
+	Digits            int      `json:"digits"`
+	Filterable        bool     `json:"filterable"`
+	IDLookup          bool     `json:"idLookup"`
+	Label             string   `json:"label"`
+	Length            int      `json:"length"`
+	Name              string   `json:"name"`
+	NameField         bool     `json:"nameField"`
+	Nillable          bool     `json:"nillable"`
+	PicklistValues    []string `json:"picklistValues"`
+	Precision         int      `json:"precision"`
+	ReferenceTo       []string `json:"referenceTo"`
+	RelationshipName  *string  `json:"relationshipName"`
+	Scale             int      `json:"scale"`
+	SoapType          string   `json:"soapType"`
+	Sortable          bool     `json:"sortable"`
+	Type              string   `json:"type"`
+	Unique            bool     `json:"unique"`
+	Updateable        bool     `json:"updateable"`
+}
+
+func fieldDescribe(t dataType, f Field) dataFieldDescribe {
+	d := dataFieldDescribe{
+		ByteLength: f.Length * 3, Createable: true, Filterable: true, Label: f.Label,
+		Length: f.Length, Name: f.Name, Nillable: true, PicklistValues: []string{},
+		ReferenceTo: []string{}, Sortable: true, Type: f.Type, Updateable: true,
+		Custom: len(f.Name) > 3 && f.Name[len(f.Name)-3:] == "__c", SoapType: "xsd:string",
+	}
+	switch f.Type {
+	case "id":
+		d.Createable, d.Updateable, d.Nillable, d.DefaultedOnCreate, d.IDLookup = false, false, false, true, true
+		d.SoapType = "tns:ID"
+	case "reference":
+		d.SoapType = "tns:ID"
+		if to, rel := referenceTo(f); to != "" {
+			d.ReferenceTo, d.RelationshipName = []string{to}, &rel
+		}
+	case "int":
+		d.SoapType, d.Digits, d.ByteLength = "xsd:int", 9, 0
+	case "currency":
+		d.SoapType, d.Precision, d.Scale, d.ByteLength = "xsd:double", 18, 2, 0
+	case "textarea":
+		d.Filterable, d.Sortable = false, false
+	}
+	if f.Name == "Name" {
+		d.NameField, d.IDLookup, d.Nillable = true, true, false
+		// A contact's Name is compound: it is derived from FirstName and
+		// LastName and cannot be written.
+		if t.Name == "Contact" {
+			d.Createable, d.Updateable = false, false
+		}
+	}
+	return d
+}
+
+func (a *dataAPI) describe(w http.ResponseWriter, v, name string) {
+	t, ok := lookupDataType(name)
+	if !ok {
+		a.notFound(w)
+		return
+	}
+	fields := make([]dataFieldDescribe, 0, len(t.Fields))
+	for _, f := range t.Fields {
+		fields = append(fields, fieldDescribe(t, f))
+	}
+	type child struct {
+		CascadeDelete    bool   `json:"cascadeDelete"`
+		ChildSObject     string `json:"childSObject"`
+		Field            string `json:"field"`
+		RelationshipName string `json:"relationshipName"`
+		RestrictedDelete bool   `json:"restrictedDelete"`
+	}
+	children := []child{}
+	for _, c := range t.Children {
+		children = append(children, child{ChildSObject: c.ChildSObject, Field: c.Field, RelationshipName: c.RelationshipName})
+	}
+	s := objectSummary(t, v)
+	a.writeJSON(w, http.StatusOK, struct {
+		ChildRelationships []child             `json:"childRelationships"`
+		Createable         bool                `json:"createable"`
+		Custom             bool                `json:"custom"`
+		Deletable          bool                `json:"deletable"`
+		Fields             []dataFieldDescribe `json:"fields"`
+		KeyPrefix          string              `json:"keyPrefix"`
+		Label              string              `json:"label"`
+		LabelPlural        string              `json:"labelPlural"`
+		Name               string              `json:"name"`
+		Queryable          bool                `json:"queryable"`
+		Searchable         bool                `json:"searchable"`
+		Updateable         bool                `json:"updateable"`
+		URLs               map[string]string   `json:"urls"`
+	}{children, s.Createable, s.Custom, s.Deletable, fields, s.KeyPrefix, s.Label, s.LabelPlural,
+		s.Name, s.Queryable, s.Searchable, s.Updateable, s.URLs})
+}

@@ -1,0 +1,186 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The sandbox data API understands this subset of SOSL, keywords in any case:
+//
+//	FIND {term} [IN ALL FIELDS | IN NAME FIELDS]
+//	  [RETURNING Type [(f1, f2)] [, Type [(f1)] ...]]
+//	  [LIMIT n]
+//
+// The term matches the Name field as a case-insensitive substring; * stands
+// for any characters and ? for one; \{ \} \\ \* \? escape. Without RETURNING
+// every type is searched; without a field list a record carries only its Id.
+// Anything else is MALFORMED_SEARCH.
+
+// soslMaxLimit is the real API's ceiling on search results.
+const soslMaxLimit = 2000
+
+// soslTarget is one RETURNING entry.
+type soslTarget struct {
+	Type   string
+	Fields []string
+}
+
+// soslSearch is a parsed search.
+type soslSearch struct {
+	// Term is the decoded term, wildcards kept as * and ?, escapes removed
+	// from everything but wildcards.
+	Term      string
+	Returning []soslTarget
+	// Limit is -1 when the search has no LIMIT.
+	Limit int
+}
+
+func malformedSearch(format string, args ...any) *soqlError {
+	return &soqlError{Code: "MALFORMED_SEARCH", Message: fmt.Sprintf(format, args...)}
+}
+
+// parseSOSL parses s; errors are *soqlError with code MALFORMED_SEARCH.
+func parseSOSL(s string) (soslSearch, error) {
+	out := soslSearch{Limit: -1}
+	rest := strings.TrimLeft(s, " \t\r\n")
+	if len(rest) < 4 || !strings.EqualFold(rest[:4], "FIND") {
+		return out, malformedSearch("expecting FIND")
+	}
+	rest = strings.TrimLeft(rest[4:], " \t\r\n")
+	term, n, err := soslTerm(rest)
+	if err != nil {
+		return out, err
+	}
+	out.Term = term
+	toks, err := soqlTokens(rest[n:])
+	if err != nil {
+		var qe *soqlError
+		if errors.As(err, &qe) {
+			return out, malformedSearch("%s", qe.Message)
+		}
+		return out, err
+	}
+	p := soqlParser{toks: toks}
+	if p.keyword("IN") {
+		if !p.keyword("ALL") && !p.keyword("NAME") {
+			return out, malformedSearch("expecting ALL or NAME after IN, found %s", p.peek())
+		}
+		if !p.keyword("FIELDS") {
+			return out, malformedSearch("expecting FIELDS, found %s", p.peek())
+		}
+	}
+	if p.keyword("RETURNING") {
+		for {
+			t, err := soslReturning(&p)
+			if err != nil {
+				return out, err
+			}
+			out.Returning = append(out.Returning, t)
+			if p.peek().kind != tokComma {
+				break
+			}
+			p.next()
+		}
+	}
+	if p.keyword("LIMIT") {
+		if out.Limit, err = p.count("LIMIT", soslMaxLimit); err != nil {
+			return out, malformedSearch("%s", err.(*soqlError).Message)
+		}
+	}
+	if t := p.peek(); t.kind != tokEOF {
+		return out, malformedSearch("unexpected token: %s", t)
+	}
+	return out, nil
+}
+
+// soslTerm reads "{term}" at the start of s and returns the term with the
+// bytes it took. The term must hold at least two characters, as in the real
+// API.
+func soslTerm(s string) (string, int, error) {
+	if s == "" || s[0] != '{' {
+		return "", 0, malformedSearch("expecting {search term} after FIND")
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '}':
+			term := strings.TrimSpace(b.String())
+			if len(strings.Trim(term, "*?")) < 2 {
+				return "", 0, malformedSearch("search term must be longer than one character: %s", term)
+			}
+			return term, i + 1, nil
+		case '\\':
+			if i+1 >= len(s) {
+				return "", 0, malformedSearch("unterminated search term")
+			}
+			i++
+			if s[i] == '*' || s[i] == '?' || s[i] == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(s[i])
+		case '{':
+			return "", 0, malformedSearch("unescaped { in search term")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", 0, malformedSearch("unterminated search term")
+}
+
+func soslReturning(p *soqlParser) (soslTarget, error) {
+	t := p.next()
+	if t.kind != tokIdent || isSOQLKeyword(t.text) {
+		return soslTarget{}, malformedSearch("expecting an object type, found %s", t)
+	}
+	target := soslTarget{Type: t.text}
+	if p.peek().kind != tokLParen {
+		return target, nil
+	}
+	p.next()
+	for {
+		f := p.next()
+		if f.kind != tokIdent || isSOQLKeyword(f.text) {
+			return soslTarget{}, malformedSearch("expecting a field name, found %s", f)
+		}
+		target.Fields = append(target.Fields, f.text)
+		sep := p.next()
+		if sep.kind == tokRParen {
+			return target, nil
+		}
+		if sep.kind != tokComma {
+			return soslTarget{}, malformedSearch("expecting , or ), found %s", sep)
+		}
+	}
+}
+
+// likePattern turns the term into a LIKE pattern (with ESCAPE '\') that
+// matches it anywhere in the field.
+func (s soslSearch) likePattern() string {
+	var b strings.Builder
+	b.WriteByte('%')
+	for i := 0; i < len(s.Term); i++ {
+		switch c := s.Term[i]; c {
+		case '\\':
+			if i+1 < len(s.Term) {
+				i++
+				b.WriteString(likeEscape(s.Term[i]))
+			}
+		case '*':
+			b.WriteByte('%')
+		case '?':
+			b.WriteByte('_')
+		default:
+			b.WriteString(likeEscape(c))
+		}
+	}
+	b.WriteByte('%')
+	return b.String()
+}
+
+func likeEscape(c byte) string {
+	if c == '%' || c == '_' || c == '\\' {
+		return `\` + string(c)
+	}
+	return string(c)
+}
