@@ -1,0 +1,151 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// readInputs reads the rich input part, which must come first so that the
+// binary parts can be stored as they stream by. byPart maps a binary part
+// name to the input that named it.
+func (h *filesHandler) readInputs(mr *multipart.Reader, community string, noBinaries bool) (slots []*filesSlot, byPart map[string]*filesSlot, ferr *filesErr) {
+	part, err := mr.NextPart()
+	if err != nil || part.FormName() != "json" {
+		return nil, nil, &filesErr{"INVALID_API_INPUT", "The batch needs a rich input part named json before any binary part"}
+	}
+	if mt, _, err := mime.ParseMediaType(part.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return nil, nil, &filesErr{"INVALID_API_INPUT", "The json part must be application/json"}
+	}
+	var body struct {
+		Inputs []filesInput `json:"inputs"`
+	}
+	dec := json.NewDecoder(io.LimitReader(part, filesMaxJSONPart))
+	if err := dec.Decode(&body); err != nil {
+		return nil, nil, &filesErr{"JSON_PARSER_ERROR", "Cannot read the json part: " + err.Error()}
+	}
+	if len(body.Inputs) == 0 || len(body.Inputs) > filesMaxInputs {
+		return nil, nil, &filesErr{"INVALID_API_INPUT", fmt.Sprintf("A batch holds 1 to %d inputs, not %d", filesMaxInputs, len(body.Inputs))}
+	}
+	byPart = map[string]*filesSlot{}
+	now := time.Now()
+	for _, in := range body.Inputs {
+		s := &filesSlot{in: in}
+		slots = append(slots, s)
+		rich := in.RichInput
+		switch {
+		case strings.TrimSpace(rich.SubjectID) == "":
+			s.err = &filesErr{"INVALID_API_INPUT", "richInput.subjectId is required"}
+		case rich.FeedElementType != "FeedItem":
+			s.err = &filesErr{"INVALID_API_INPUT", "richInput.feedElementType must be FeedItem"}
+		case len(in.BinaryPartNames) > 1:
+			s.err = &filesErr{"INVALID_API_INPUT", "binaryPartNames can hold only one value on this resource"}
+		case len(in.BinaryPartNames) == 1 && noBinaries:
+			s.err = &filesErr{"INVALID_API_INPUT", "Binary parts in a feed post need API version 35.0 or earlier"}
+		case len(in.BinaryPartNames) == 0:
+			s.err = &filesErr{"INVALID_API_INPUT", "This sandbox only creates content posts: name one binary part"}
+		}
+		if len(in.BinaryPartNames) == 1 {
+			name := in.BinaryPartNames[0]
+			if _, dup := byPart[name]; dup {
+				return nil, nil, &filesErr{"INVALID_API_INPUT", "Binary part name " + name + " is used by two inputs"}
+			}
+			byPart[name] = s
+		}
+		s.item = filesItem{
+			ID: newRecordID("0D5"), ContentID: newRecordID("069"), CommunityID: community,
+			SubjectID: rich.SubjectID, Title: rich.Capabilities.Content.Title, Created: now,
+		}
+	}
+	return slots, byPart, nil
+}
+
+// readBinaries stores each binary part as it arrives. A part of an input
+// that already failed is read and dropped, as the real resource does.
+func (h *filesHandler) readBinaries(mr *multipart.Reader, slots []*filesSlot, byPart map[string]*filesSlot) *filesErr {
+	buf := make([]byte, 32<<10)
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return &filesErr{"INVALID_MULTIPART_REQUEST", "Cannot read the multipart body: " + err.Error()}
+		}
+		name := part.FormName()
+		s, ok := byPart[name]
+		if !ok {
+			return &filesErr{"INVALID_MULTIPART_REQUEST", "No input names the binary part " + name}
+		}
+		if s.received {
+			return &filesErr{"INVALID_MULTIPART_REQUEST", "Binary part " + name + " was sent twice"}
+		}
+		s.received = true
+		if s.err != nil {
+			if _, err := io.CopyBuffer(io.Discard, part, buf); err != nil {
+				return &filesErr{"INVALID_MULTIPART_REQUEST", "Cannot read the multipart body: " + err.Error()}
+			}
+			continue
+		}
+		filename := part.FileName()
+		if filename == "" {
+			return &filesErr{"INVALID_MULTIPART_REQUEST", "Binary part " + name + " has no filename"}
+		}
+		path, n, err := filesSave(h.dir, s.item.ID, filename, part, buf)
+		s.item.StoredPath, s.item.Size, s.item.Filename = path, n, filename
+		if err != nil {
+			return &filesErr{"INVALID_MULTIPART_REQUEST", "Cannot store binary part " + name + ": " + err.Error()}
+		}
+		if s.item.Title == "" {
+			s.item.Title = filename
+		}
+	}
+}
+
+// discard removes what a failed request stored.
+func (h *filesHandler) discard(slots []*filesSlot) {
+	for _, s := range slots {
+		_ = os.RemoveAll(filepath.Join(h.dir, s.item.ID))
+	}
+}
+
+type filesResult struct {
+	StatusCode int `json:"statusCode"`
+	Result     any `json:"result"`
+}
+
+func (h *filesHandler) answer(w http.ResponseWriter, version string, slots []*filesSlot) {
+	out := struct {
+		HasErrors bool          `json:"hasErrors"`
+		Results   []filesResult `json:"results"`
+	}{Results: make([]filesResult, len(slots))}
+	for i, s := range slots {
+		if s.err != nil {
+			out.HasErrors = true
+			out.Results[i] = filesResult{http.StatusBadRequest, filesErrorBody(s.err.code, s.err.msg)}
+			continue
+		}
+		out.Results[i] = filesResult{http.StatusCreated, s.item.feedItemJSON(version)}
+	}
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+func filesErrorBody(code, msg string) []map[string]string {
+	return []map[string]string{{"errorCode": code, "message": msg}}
+}
+
+// filesError answers a whole-request failure as the Salesforce error array.
+func filesError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(filesErrorBody(code, msg))
+}
