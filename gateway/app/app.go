@@ -96,6 +96,11 @@ func chain(routes http.Handler, cfg *config.Config, sh *Shared, authn identity.A
 		func(h http.Handler) http.Handler { return middleware.LimitURL(h, cfg.Server.Limits.MaxURLLength, w) },
 		func(h http.Handler) http.Handler { return middleware.Authenticate(h, authn, w) },
 	}
+	if rl := cfg.Auth.RateLimit; rl.RequestsPerSecond > 0 {
+		// per verified user, so it must come after authentication
+		limiter := middleware.NewRateLimiter(rl.RequestsPerSecond, rl.Burst, rl.MaxUsers)
+		layers = append(layers, func(h http.Handler) http.Handler { return middleware.RateLimit(h, limiter, w, now) })
+	}
 	h := routes
 	for i := len(layers) - 1; i >= 0; i-- {
 		h = layers[i](h)

@@ -264,3 +264,16 @@ func goldenFile(t *testing.T, name string, got []byte) {
 	require.NoError(t, err)
 	assert.JSONEq(t, string(want), string(got))
 }
+
+func TestRateLimit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, baseConfig+"auth: {rateLimit: {requestsPerSecond: 1, burst: 2}}\n", nil)
+	for range 2 {
+		rec, _ := h.do(t, "GET", "/v1/settings/endpoints", "", nil)
+		require.Equal(t, 200, rec.Code)
+	}
+	rec, env := h.do(t, "GET", "/v1/settings/endpoints", "", nil)
+	assert.Equal(t, 429, rec.Code)
+	assert.Equal(t, "RATE_LIMITED", responseID(env))
+	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+}

@@ -1,0 +1,93 @@
+package middleware
+
+import (
+	"container/list"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/gateway/envelope"
+)
+
+// RateLimiter keeps one token bucket per user, at most maxUsers of them: the
+// least recently seen user's bucket is forgotten first, so memory stays
+// bounded whatever the number of callers. Safe for concurrent use.
+type RateLimiter struct {
+	limit rate.Limit
+	burst int
+	max   int
+
+	mu    sync.Mutex
+	users map[string]*list.Element
+	order *list.List // front: most recently seen
+}
+
+type userBucket struct {
+	user    string
+	limiter *rate.Limiter
+}
+
+// NewRateLimiter allows each user rps requests per second with bursts of
+// burst, tracking at most maxUsers users.
+func NewRateLimiter(rps float64, burst, maxUsers int) *RateLimiter {
+	return &RateLimiter{limit: rate.Limit(rps), burst: burst, max: max(maxUsers, 1),
+		users: make(map[string]*list.Element), order: list.New()}
+}
+
+// Allow takes a token for user at now; when none is left it returns the wait
+// until one is.
+func (l *RateLimiter) Allow(user string, now time.Time) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var b *userBucket
+	if el, ok := l.users[user]; ok {
+		l.order.MoveToFront(el)
+		b = el.Value.(*userBucket)
+	} else {
+		if l.order.Len() >= l.max {
+			oldest := l.order.Back()
+			delete(l.users, oldest.Value.(*userBucket).user)
+			l.order.Remove(oldest)
+		}
+		b = &userBucket{user: user, limiter: rate.NewLimiter(l.limit, l.burst)}
+		l.users[user] = l.order.PushFront(b)
+	}
+	r := b.limiter.ReserveN(now, 1)
+	if !r.OK() {
+		return false, time.Second
+	}
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d
+	}
+	return true, 0
+}
+
+// Len is the number of users tracked.
+func (l *RateLimiter) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.order.Len()
+}
+
+// RateLimit answers RATE_LIMITED (429 with Retry-After in whole seconds) when
+// the authenticated caller has used up their bucket. It runs after
+// Authenticate, so the key is a verified user id, never a client's claim.
+func RateLimit(next http.Handler, l *RateLimiter, w *call.Writer, now func() time.Time) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		c := call.From(r.Context())
+		ok, wait := l.Allow(c.Identity.UserID, now())
+		if !ok {
+			secs := int(math.Ceil(wait.Seconds()))
+			w.Error(rw, r, c, &envelope.Error{ID: envelope.RateLimited, Args: []string{strconv.Itoa(secs), c.Identity.UserID},
+				RetryAfter: secs})
+			return
+		}
+		next.ServeHTTP(rw, r)
+	})
+}
