@@ -1,0 +1,235 @@
+package sandbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// maxAccountBody bounds a create or update body.
+const maxAccountBody = 1 << 20
+
+// NewAccounts returns the reference account controller (UPSTREAMS.md B1),
+// serving from the root:
+//
+//	GET    /api/v1/account/       list (?limit=&offset= applied in SQL)
+//	POST   /api/v1/account/       create from a JSON account body or ?Name=
+//	GET    /api/v1/account/{id}   an array holding the one account
+//	POST   /api/v1/account/{id}   update the fields given, keep the others
+//	DELETE /api/v1/account/{id}   delete
+//
+// Records carry every field of AccountFields, in that order, with NULL as
+// null. Unlike the original service it answers valid JSON: {"id": "..."} and
+// {"status": "success"}, both with 200. Errors are 400 (invalid id or body),
+// 404 (unknown id) and 500, with a Spring-style JSON error body.
+//
+// It creates the accounts table if needed and, the first time it finds the
+// table empty, seeds 36 accounts; deleting them all later does not bring them
+// back. db should come from OpenDB, whose single connection serialises the
+// writers.
+func NewAccounts(db *sql.DB) (http.Handler, error) {
+	if err := EnsureSchema(db); err != nil {
+		return nil, err
+	}
+	s := newAccountStore(db)
+	if err := s.seedOnce(context.Background()); err != nil {
+		return nil, fmt.Errorf("seeding accounts: %w", err)
+	}
+	h := &accountsHandler{store: s}
+	mux := http.NewServeMux()
+	for _, base := range []string{"/api/v1/account", "/api/v1/account/{$}"} {
+		mux.HandleFunc("GET "+base, h.list)
+		mux.HandleFunc("POST "+base, h.create)
+	}
+	mux.HandleFunc("GET /api/v1/account/{id}", h.get)
+	mux.HandleFunc("POST /api/v1/account/{id}", h.update)
+	mux.HandleFunc("DELETE /api/v1/account/{id}", h.remove)
+	return mux, nil
+}
+
+type accountsHandler struct {
+	store *accountStore
+}
+
+func (h *accountsHandler) list(w http.ResponseWriter, r *http.Request) {
+	limit, offset, err := accountPage(r.URL.Query())
+	if err != nil {
+		writeAccountError(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	body, err := h.store.list(r.Context(), limit, offset)
+	if err != nil {
+		writeAccountError(w, r, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeAccountJSON(w, body)
+}
+
+func (h *accountsHandler) get(w http.ResponseWriter, r *http.Request) {
+	id, ok := accountPathID(w, r)
+	if !ok {
+		return
+	}
+	rec, err := h.store.get(r.Context(), id)
+	if err != nil {
+		writeAccountStoreError(w, r, err)
+		return
+	}
+	body := make([]byte, 0, len(rec)+2)
+	body = append(append(append(body, '['), rec...), ']')
+	writeAccountJSON(w, body)
+}
+
+func (h *accountsHandler) create(w http.ResponseWriter, r *http.Request) {
+	body, ok := readAccountBody(w, r)
+	if !ok {
+		return
+	}
+	var vals []accountValue
+	if len(body) > 0 {
+		var err error
+		if vals, err = h.store.parseFields(body); err != nil {
+			writeAccountError(w, r, http.StatusBadRequest, err.Error())
+			return
+		}
+	}
+	if name := r.URL.Query().Get("Name"); name != "" && !accountHasField(vals, h.store.nameIndex) {
+		vals = append(vals, accountValue{index: h.store.nameIndex, value: name})
+	}
+	if v, _ := accountFieldOf(vals, h.store.nameIndex); v == nil || v == "" {
+		writeAccountError(w, r, http.StatusBadRequest, "Name is required")
+		return
+	}
+	id, err := h.store.insert(r.Context(), vals)
+	if err != nil {
+		writeAccountError(w, r, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeAccountJSON(w, append(appendAccountString([]byte(`{"id":`), id), '}'))
+}
+
+func (h *accountsHandler) update(w http.ResponseWriter, r *http.Request) {
+	id, ok := accountPathID(w, r)
+	if !ok {
+		return
+	}
+	body, ok := readAccountBody(w, r)
+	if !ok {
+		return
+	}
+	vals, err := h.store.parseFields(body)
+	if err != nil {
+		writeAccountError(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	if v, found := accountFieldOf(vals, h.store.nameIndex); found && (v == nil || v == "") {
+		writeAccountError(w, r, http.StatusBadRequest, "Name must not be empty")
+		return
+	}
+	if err := h.store.update(r.Context(), id, vals); err != nil {
+		writeAccountStoreError(w, r, err)
+		return
+	}
+	writeAccountJSON(w, []byte(`{"status":"success"}`))
+}
+
+func (h *accountsHandler) remove(w http.ResponseWriter, r *http.Request) {
+	id, ok := accountPathID(w, r)
+	if !ok {
+		return
+	}
+	if err := h.store.remove(r.Context(), id); err != nil {
+		writeAccountStoreError(w, r, err)
+		return
+	}
+	writeAccountJSON(w, []byte(`{"status":"success"}`))
+}
+
+// accountPage reads ?limit= and ?offset=; -1 means no limit.
+func accountPage(q url.Values) (limit, offset int, err error) {
+	limit = -1
+	if s := q.Get("limit"); s != "" {
+		if limit, err = strconv.Atoi(s); err != nil || limit < 0 {
+			return 0, 0, errors.New("limit must be a non-negative integer")
+		}
+	}
+	if s := q.Get("offset"); s != "" {
+		if offset, err = strconv.Atoi(s); err != nil || offset < 0 {
+			return 0, 0, errors.New("offset must be a non-negative integer")
+		}
+	}
+	return limit, offset, nil
+}
+
+func accountPathID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := r.PathValue("id")
+	if !validAccountID(id) {
+		writeAccountError(w, r, http.StatusBadRequest, "invalid account id")
+		return "", false
+	}
+	return id, true
+}
+
+// validAccountID accepts 15 or 18 ASCII letters and digits, the two forms of
+// a Salesforce id.
+func validAccountID(id string) bool {
+	if len(id) != 15 && len(id) != 18 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if !isBase62(id[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isBase62(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+func readAccountBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAccountBody))
+	if err != nil {
+		status := http.StatusBadRequest
+		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
+			status = http.StatusRequestEntityTooLarge
+		}
+		writeAccountError(w, r, status, "reading body: "+err.Error())
+		return nil, false
+	}
+	return []byte(strings.TrimSpace(string(body))), true
+}
+
+func writeAccountStoreError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, errAccountNotFound) {
+		writeAccountError(w, r, http.StatusNotFound, "account "+r.PathValue("id")+" not found")
+		return
+	}
+	writeAccountError(w, r, http.StatusInternalServerError, err.Error())
+}
+
+// writeAccountError answers in the shape of Spring's default error body.
+func writeAccountError(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	b := []byte(`{"status":`)
+	b = strconv.AppendInt(b, int64(status), 10)
+	b = appendAccountString(append(b, `,"error":`...), http.StatusText(status))
+	b = appendAccountString(append(b, `,"message":`...), msg)
+	b = appendAccountString(append(b, `,"path":`...), r.URL.Path)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '}'))
+}
+
+func writeAccountJSON(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
+}

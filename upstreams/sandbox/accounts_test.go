@@ -1,0 +1,384 @@
+package sandbox
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const accountsPath = "/api/v1/account/"
+
+// startAccounts serves a fresh account controller over HTTP.
+func startAccounts(t *testing.T) (*httptest.Server, *sql.DB) {
+	t.Helper()
+	db, err := OpenDB(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	h, err := NewAccounts(db)
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv, db
+}
+
+// accountCall makes one call and returns the status and body.
+func accountCall(t *testing.T, method, url, contentType, body string) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	require.NoError(t, err)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	if resp.StatusCode == http.StatusOK {
+		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	}
+	return resp.StatusCode, data
+}
+
+func listAccounts(t *testing.T, base, query string) []map[string]any {
+	t.Helper()
+	status, body := accountCall(t, http.MethodGet, base+accountsPath+query, "", "")
+	require.Equal(t, http.StatusOK, status, string(body))
+	var recs []map[string]any
+	require.NoError(t, json.Unmarshal(body, &recs))
+	return recs
+}
+
+func createAccount(t *testing.T, base, body string) string {
+	t.Helper()
+	status, reply := accountCall(t, http.MethodPost, base+accountsPath, "application/json", body)
+	require.Equal(t, http.StatusOK, status, string(reply))
+	var out struct{ ID string }
+	require.NoError(t, json.Unmarshal(reply, &out))
+	require.True(t, validAccountID(out.ID), out.ID)
+	return out.ID
+}
+
+func getAccount(t *testing.T, base, id string) map[string]any {
+	t.Helper()
+	status, body := accountCall(t, http.MethodGet, base+accountsPath+id, "", "")
+	require.Equal(t, http.StatusOK, status, string(body))
+	var recs []map[string]any
+	require.NoError(t, json.Unmarshal(body, &recs))
+	require.Len(t, recs, 1)
+	return recs[0]
+}
+
+func TestAccountsSeed(t *testing.T) {
+	t.Parallel()
+	srv, _ := startAccounts(t)
+	recs := listAccounts(t, srv.URL, "")
+	require.Len(t, recs, 36)
+
+	ids := make(map[string]bool)
+	var parents, nulls int
+	for _, r := range recs {
+		id, _ := r["Id"].(string)
+		assert.Len(t, id, 18)
+		assert.True(t, strings.HasPrefix(id, "001"), id)
+		assert.True(t, validAccountID(id), id)
+		ids[id] = true
+		assert.Len(t, r, len(AccountFields()))
+		assert.NotEmpty(t, r["Name"])
+		if n, ok := r["NumberOfEmployees"]; ok && n != nil {
+			assert.IsType(t, float64(0), n, "employees are a JSON number")
+		}
+		for _, v := range r {
+			if v == nil {
+				nulls++
+			}
+		}
+		if r["ParentId"] != nil {
+			parents++
+		}
+	}
+	assert.Len(t, ids, 36, "ids are unique")
+	assert.GreaterOrEqual(t, parents, 3)
+	assert.Positive(t, nulls)
+	for _, r := range recs {
+		if p, ok := r["ParentId"].(string); ok {
+			assert.True(t, ids[p], "parent %s exists", p)
+		}
+	}
+}
+
+func TestAccountsFieldOrder(t *testing.T) {
+	t.Parallel()
+	srv, _ := startAccounts(t)
+	status, body := accountCall(t, http.MethodGet, srv.URL+accountsPath+"?limit=1", "", "")
+	require.Equal(t, http.StatusOK, status)
+
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for range 2 { // [ and {
+		_, err := dec.Token()
+		require.NoError(t, err)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		require.NoError(t, err)
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	var want []string
+	for _, f := range AccountFields() {
+		want = append(want, f.Name)
+	}
+	assert.Equal(t, want, keys)
+}
+
+func TestAccountsPaging(t *testing.T) {
+	t.Parallel()
+	srv, _ := startAccounts(t)
+	all := listAccounts(t, srv.URL, "")
+	tests := []struct {
+		desc       string
+		query      string
+		start, end int
+	}{
+		{desc: "first page", query: "?limit=10&offset=0", start: 0, end: 10},
+		{desc: "middle page", query: "?limit=5&offset=12", start: 12, end: 17},
+		{desc: "last partial page", query: "?limit=10&offset=30", start: 30, end: 36},
+		{desc: "past the end", query: "?limit=10&offset=50", start: 36, end: 36},
+		{desc: "limit only", query: "?limit=3", start: 0, end: 3},
+		{desc: "offset only", query: "?offset=34", start: 34, end: 36},
+		{desc: "zero limit", query: "?limit=0&offset=0", start: 0, end: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			got := listAccounts(t, srv.URL, tt.query)
+			assert.Equal(t, all[tt.start:tt.end], got)
+		})
+	}
+}
+
+func TestAccountsCreateUpdateDelete(t *testing.T) {
+	t.Parallel()
+	srv, _ := startAccounts(t)
+	id := createAccount(t, srv.URL,
+		`{"Name":"Zephyr Labs","BillingCity":"Oslo","NumberOfEmployees":"42","Total_Assets__c":1250000.5,"Color__c":"ignored","Id":"001000000000000AAA"}`)
+	rec := getAccount(t, srv.URL, id)
+	assert.Equal(t, id, rec["Id"], "the server picks the id")
+	assert.Equal(t, "Zephyr Labs", rec["Name"])
+	assert.Equal(t, "Oslo", rec["BillingCity"])
+	assert.InDelta(t, 42, rec["NumberOfEmployees"], 0)
+	assert.InDelta(t, 1250000.5, rec["Total_Assets__c"], 0)
+	assert.Nil(t, rec["Phone"])
+	assert.Equal(t, id, listAccounts(t, srv.URL, "?limit=1&offset=36")[0]["Id"], "new accounts list last")
+
+	status, body := accountCall(t, http.MethodPost, srv.URL+accountsPath+id, "application/json",
+		`{"billingcity":"Bergen","Phone":"+47 55 55 01 00","NumberOfEmployees":null}`)
+	require.Equal(t, http.StatusOK, status, string(body))
+	assert.JSONEq(t, `{"status":"success"}`, string(body))
+	rec = getAccount(t, srv.URL, id)
+	assert.Equal(t, "Bergen", rec["BillingCity"])
+	assert.Equal(t, "+47 55 55 01 00", rec["Phone"])
+	assert.Nil(t, rec["NumberOfEmployees"])
+	assert.Equal(t, "Zephyr Labs", rec["Name"], "fields not given are kept")
+
+	status, body = accountCall(t, http.MethodPost, srv.URL+accountsPath+id[:15], "application/json", `{"Rating":"Hot"}`)
+	require.Equal(t, http.StatusOK, status, string(body))
+	assert.Equal(t, "Hot", getAccount(t, srv.URL, id[:15])["Rating"], "15-character ids work too")
+
+	status, body = accountCall(t, http.MethodDelete, srv.URL+accountsPath+id, "", "")
+	require.Equal(t, http.StatusOK, status, string(body))
+	assert.JSONEq(t, `{"status":"success"}`, string(body))
+	status, _ = accountCall(t, http.MethodGet, srv.URL+accountsPath+id, "", "")
+	assert.Equal(t, http.StatusNotFound, status)
+	assert.Len(t, listAccounts(t, srv.URL, ""), 36)
+}
+
+func TestAccountsCreateWithNameParam(t *testing.T) {
+	t.Parallel()
+	srv, _ := startAccounts(t)
+	status, body := accountCall(t, http.MethodPost, srv.URL+"/api/v1/account?Name=Query+Made+Co", "", "")
+	require.Equal(t, http.StatusOK, status, string(body))
+	var out struct{ ID string }
+	require.NoError(t, json.Unmarshal(body, &out))
+	assert.Equal(t, "Query Made Co", getAccount(t, srv.URL, out.ID)["Name"])
+}
+
+func TestAccountsDeleteDetachesChildren(t *testing.T) {
+	t.Parallel()
+	srv, _ := startAccounts(t)
+	parent := createAccount(t, srv.URL, `{"Name":"Parent Co"}`)
+	child := createAccount(t, srv.URL, fmt.Sprintf(`{"Name":"Child Co","ParentId":%q}`, parent))
+	assert.Equal(t, parent, getAccount(t, srv.URL, child)["ParentId"])
+
+	status, _ := accountCall(t, http.MethodDelete, srv.URL+accountsPath+parent, "", "")
+	require.Equal(t, http.StatusOK, status)
+	assert.Nil(t, getAccount(t, srv.URL, child)["ParentId"])
+}
+
+func TestAccountsErrors(t *testing.T) {
+	t.Parallel()
+	srv, _ := startAccounts(t)
+	known := listAccounts(t, srv.URL, "?limit=1")[0]["Id"].(string)
+	tests := []struct {
+		desc   string
+		method string
+		path   string
+		body   string
+		status int
+		msg    string
+	}{
+		{desc: "get invalid id", method: http.MethodGet, path: "abc", status: 400, msg: "invalid account id"},
+		{desc: "get id with symbols", method: http.MethodGet, path: "001000000000000-AA", status: 400},
+		{desc: "get unknown id", method: http.MethodGet, path: "001000000000000AAA", status: 404, msg: "not found"},
+		{desc: "update unknown id", method: http.MethodPost, path: "001000000000000AAA", body: `{"Name":"x"}`, status: 404},
+		{desc: "update unknown id without known fields", method: http.MethodPost, path: "001000000000000AAA", body: `{"x":1}`, status: 404},
+		{desc: "delete unknown id", method: http.MethodDelete, path: "001000000000000AAA", status: 404},
+		{desc: "delete invalid id", method: http.MethodDelete, path: "001", status: 400},
+		{desc: "create with array body", method: http.MethodPost, path: "", body: `[{"Name":"x"}]`, status: 400, msg: "JSON object"},
+		{desc: "create with text body", method: http.MethodPost, path: "", body: `Name=x`, status: 400},
+		{desc: "create without name", method: http.MethodPost, path: "", body: `{"BillingCity":"Oslo"}`, status: 400, msg: "Name is required"},
+		{desc: "create without body", method: http.MethodPost, path: "", status: 400, msg: "Name is required"},
+		{desc: "create with text employees", method: http.MethodPost, path: "", body: `{"Name":"x","NumberOfEmployees":"many"}`, status: 400, msg: "NumberOfEmployees"},
+		{desc: "create with fractional employees", method: http.MethodPost, path: "", body: `{"Name":"x","NumberOfEmployees":1.5}`, status: 400},
+		{desc: "create with object city", method: http.MethodPost, path: "", body: `{"Name":"x","BillingCity":{"a":1}}`, status: 400},
+		{desc: "create with too long name", method: http.MethodPost, path: "", body: `{"Name":"` + strings.Repeat("n", 256) + `"}`, status: 400, msg: "255"},
+		{desc: "update with array body", method: http.MethodPost, path: known, body: `[]`, status: 400},
+		{desc: "update to empty name", method: http.MethodPost, path: known, body: `{"Name":""}`, status: 400},
+		{desc: "update with bad assets", method: http.MethodPost, path: known, body: `{"Total_Assets__c":"NaN"}`, status: 400},
+		{desc: "negative limit", method: http.MethodGet, path: "?limit=-1", status: 400},
+		{desc: "text offset", method: http.MethodGet, path: "?limit=1&offset=x", status: 400},
+		{desc: "put is not allowed", method: http.MethodPut, path: known, body: `{}`, status: 405},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			status, body := accountCall(t, tt.method, srv.URL+accountsPath+tt.path, "application/json", tt.body)
+			assert.Equal(t, tt.status, status, string(body))
+			if tt.msg == "" {
+				return
+			}
+			var e struct {
+				Status  int
+				Error   string
+				Message string
+				Path    string
+			}
+			require.NoError(t, json.Unmarshal(body, &e), string(body))
+			assert.Equal(t, tt.status, e.Status)
+			assert.Equal(t, http.StatusText(tt.status), e.Error)
+			assert.Contains(t, e.Message, tt.msg)
+			assert.True(t, strings.HasPrefix(e.Path, "/api/v1/account"), e.Path)
+		})
+	}
+	assert.Len(t, listAccounts(t, srv.URL, ""), 36, "no failed call changed the table")
+}
+
+func TestAccountsConcurrentWriters(t *testing.T) {
+	t.Parallel()
+	srv, _ := startAccounts(t)
+	const n = 50
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			// require must not stop the test from another goroutine, so
+			// these calls check with assert and give up on failure.
+			resp, err := http.Post(srv.URL+accountsPath, "application/json",
+				strings.NewReader(fmt.Sprintf(`{"Name":"Parallel %02d"}`, i)))
+			if !assert.NoError(t, err) {
+				return
+			}
+			var out struct{ ID string }
+			err = json.NewDecoder(resp.Body).Decode(&out)
+			resp.Body.Close()
+			if !assert.NoError(t, err) || !assert.Equal(t, http.StatusOK, resp.StatusCode) {
+				return
+			}
+			ids[i] = out.ID
+			resp, err = http.Post(srv.URL+accountsPath+out.ID, "application/json",
+				strings.NewReader(fmt.Sprintf(`{"BillingCity":"City %02d","NumberOfEmployees":%d}`, i, i+1)))
+			if assert.NoError(t, err) {
+				resp.Body.Close()
+				assert.Equal(t, http.StatusOK, resp.StatusCode)
+			}
+		})
+	}
+	wg.Wait()
+
+	recs := listAccounts(t, srv.URL, "")
+	require.Len(t, recs, 36+n)
+	byID := make(map[string]map[string]any)
+	for _, r := range recs {
+		byID[r["Id"].(string)] = r
+	}
+	for i, id := range ids {
+		r := byID[id]
+		require.NotNil(t, r, "account %d is listed", i)
+		assert.Equal(t, fmt.Sprintf("Parallel %02d", i), r["Name"])
+		assert.Equal(t, fmt.Sprintf("City %02d", i), r["BillingCity"])
+		assert.InDelta(t, i+1, r["NumberOfEmployees"], 0)
+	}
+}
+
+func TestAccountsSurviveReopen(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	open := func() (*httptest.Server, *sql.DB) {
+		db, err := OpenDB(dir)
+		require.NoError(t, err)
+		h, err := NewAccounts(db)
+		require.NoError(t, err)
+		return httptest.NewServer(h), db
+	}
+
+	srv, db := open()
+	id := createAccount(t, srv.URL, `{"Name":"Durable Ltd","Total_Assets__c":99.25}`)
+	for _, r := range listAccounts(t, srv.URL, "?limit=36") {
+		status, _ := accountCall(t, http.MethodDelete, srv.URL+accountsPath+r["Id"].(string), "", "")
+		require.Equal(t, http.StatusOK, status)
+	}
+	srv.Close()
+	require.NoError(t, db.Close())
+
+	srv, db = open()
+	defer db.Close()
+	defer srv.Close()
+	recs := listAccounts(t, srv.URL, "")
+	require.Len(t, recs, 1, "the seed is not added again to a table emptied on purpose")
+	assert.Equal(t, id, recs[0]["Id"])
+	assert.Equal(t, "Durable Ltd", recs[0]["Name"])
+	assert.InDelta(t, 99.25, recs[0]["Total_Assets__c"], 0)
+}
+
+func BenchmarkAccountsList(b *testing.B) {
+	db, err := OpenDB(b.TempDir())
+	require.NoError(b, err)
+	defer db.Close()
+	h, err := NewAccounts(db)
+	require.NoError(b, err)
+	req := httptest.NewRequest(http.MethodGet, accountsPath, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
+		}
+	}
+}
