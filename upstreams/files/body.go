@@ -8,6 +8,8 @@ import (
 	"mime/multipart"
 	"net/textproto"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // Part names and content types of the batch request, as the Connect REST API
@@ -87,7 +89,7 @@ func writeBody(w io.Writer, boundary string, rich []byte, files []File, send boo
 	for i, f := range files {
 		// CreateFormFile writes exactly the documented headers:
 		// form-data; name="fileN"; filename="..." and application/octet-stream.
-		pw, err := mw.CreateFormFile(partName(i), f.Filename)
+		pw, err := mw.CreateFormFile(partName(i), headerSafe(f.Filename))
 		if err != nil {
 			return err
 		}
@@ -137,6 +139,19 @@ func (o onlyReader) Read(p []byte) (int, error) {
 type readError struct{ err error }
 
 func (e readError) Error() string { return e.err.Error() }
+
+// headerSafe replaces what cannot stand in a part header: control
+// characters (a client can smuggle them in through an RFC 2231 encoded
+// filename*) and invalid UTF-8. Quotes, backslashes and line breaks are
+// escaped by the multipart writer itself.
+func headerSafe(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+			return '_'
+		}
+		return r
+	}, strings.ToValidUTF8(name, "_"))
+}
 
 // countingWriter counts bytes and keeps none.
 type countingWriter struct{ n int64 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -362,4 +363,46 @@ func BenchmarkUpload(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func FuzzWriteBody(f *testing.F) {
+	f.Add("Receipt", "receipt.pdf", "%PDF")
+	f.Add(`q"uo\te`, "a\r\nX-Injected: 1", "")
+	f.Add("日本", `..\..\x`, "\r\n--boundary--\r\n")
+	f.Fuzz(func(t *testing.T, title, filename, content string) {
+		files := []File{memFile(title, filename, content), memFile("second", "b.bin", "b")}
+		rich, err := batchJSON("001", files)
+		require.NoError(t, err)
+		const boundary = "fuzz-boundary-0123456789"
+		want, err := bodyLength(boundary, rich, files)
+		require.NoError(t, err)
+		var buf bytes.Buffer
+		require.NoError(t, writeBody(&buf, boundary, rich, files, true))
+		assert.Equal(t, want, int64(buf.Len()), "announced length is the written length")
+
+		mr := multipart.NewReader(&buf, boundary)
+		var names []string
+		var bodies [][]byte
+		for {
+			p, err := mr.NextPart()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			require.NoError(t, err)
+			b, err := io.ReadAll(p)
+			require.NoError(t, err)
+			names = append(names, p.FormName())
+			bodies = append(bodies, b)
+		}
+		require.Equal(t, []string{"json", "file1", "file2"}, names, "no part injected or lost")
+		var got struct {
+			Inputs []batchInput `json:"inputs"`
+		}
+		require.NoError(t, json.Unmarshal(bodies[0], &got))
+		require.Len(t, got.Inputs, 2)
+		if utf8.ValidString(title) {
+			assert.Equal(t, title, got.Inputs[0].RichInput.Capabilities.Content.Title)
+		}
+		assert.Equal(t, content, string(bodies[1]))
+	})
 }
