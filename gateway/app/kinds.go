@@ -2,9 +2,11 @@ package app
 
 import (
 	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/handlers/accounts"
 	"github.com/restgate/gateway/gateway/handlers/settings"
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
+	upaccounts "github.com/restgate/gateway/upstreams/accounts"
 )
 
 // kindEnv is what the handler factories of one build draw on.
@@ -17,8 +19,20 @@ type kindEnv struct {
 
 // kinds maps every route kind to the factory of its handlers.
 func (e kindEnv) kinds() map[string]router.Factory {
+	maxDepth := e.cfg.Server.Limits.MaxJSONDepth
+	accountOpts := accounts.Options{MaxDepth: maxDepth}
 	return map[string]router.Factory{
 		config.KindEndpoints: settings.Endpoints(e.table),
-		config.KindModel:     settings.Model(e.table, nil, e.cfg.Server.Limits.MaxJSONDepth),
+		config.KindModel:     settings.Model(e.table, nil, maxDepth),
+		config.KindAccounts:  accounts.Collection(e.accountsClient, accountOpts),
+		config.KindAccount:   accounts.Item(e.accountsClient, accountOpts),
 	}
+}
+
+func (e kindEnv) accountsClient(name string) *upaccounts.Client {
+	up, ok := e.upstreams[name]
+	if !ok {
+		return nil
+	}
+	return upaccounts.New(up.BaseURL, up.Client)
 }

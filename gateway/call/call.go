@@ -92,8 +92,9 @@ type Result struct {
 	Status int
 	// JSON is the result; nil means the empty-string result "".
 	JSON []byte
-	// Exposed marks JSON that is already in exposed names (settings and
-	// listings): the key map is not applied, nulls are still handled.
+	// Exposed marks JSON that is already in exposed names or has a fixed
+	// shape (settings, listings, {"id"} of a create): neither the key map nor
+	// the field selection is applied; nulls are still handled.
 	Exposed bool
 	// MapKeys, when set, is a JSON object written as the envelope's
 	// "mapKeys" member after the result (the published key map).

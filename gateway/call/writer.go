@@ -76,9 +76,11 @@ func (w *Writer) Success(rw http.ResponseWriter, c *Call, res Result) {
 		opts := mapping.Options{MaxDepth: w.cfg.MaxDepth, MaxOutput: w.cfg.MaxOutput}
 		if o := c.Options; o != nil {
 			opts.DropNulls = o.SerializeNulls
-			opts.Select = o.Select
-			if o.MapKeys && !res.Exposed {
-				opts.Map = o.KeyMap
+			if !res.Exposed { // fixed-shape answers keep every member
+				opts.Select = o.Select
+				if o.MapKeys {
+					opts.Map = o.KeyMap
+				}
 			}
 		}
 		var err error
