@@ -1,0 +1,184 @@
+package workflow_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/envelope"
+	"github.com/restgate/gateway/gateway/handlers/workflow"
+	"github.com/restgate/gateway/gateway/middleware"
+	"github.com/restgate/gateway/gateway/router"
+	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/upstreams"
+	engine "github.com/restgate/gateway/upstreams/workflow"
+	"github.com/restgate/gateway/upstreams/sandbox"
+)
+
+// userHeader names the test caller for the tiny identity layer below; the
+// gateway itself never reads identity from a header.
+const userHeader = "X-Test-User"
+
+// defaultUser is the caller when a request names none.
+const defaultUser = "kermit"
+
+// Engine credentials the test doer sends, as the shared client would from
+// upstreams.workflow.auth.
+const (
+	engineUser     = "admin"
+	enginePassword = "test"
+)
+
+// workflowRoutes are the workflow routes as config.yaml declares them.
+func workflowRoutes() []config.Route {
+	r := func(path, action, method, summary string) config.Route {
+		return config.Route{Path: path, Kind: config.KindWorkflow, Action: action, Methods: []string{method},
+			Upstream: "workflow", Summary: summary}
+	}
+	return []config.Route{
+		r("/{version}/users/{username}", "user", "GET", "A workflow user"),
+		r("/{version}/process-definitions", "processDefinitions", "GET", "Lists process definitions"),
+		r("/{version}/process-instances", "startProcess", "POST", "Starts a process instance"),
+		r("/{version}/tasks", "tasks", "GET", "Lists open or closed tasks"),
+		r("/{version}/tasks/{taskId}", "task", "GET", "One open task"),
+		r("/{version}/tasks/{taskId}", "assign", "PUT", "Sets a task's assignee and owner"),
+		r("/{version}/tasks/{taskId}/claims", "claim", "POST", "Claims a task"),
+		r("/{version}/tasks/{taskId}/completions", "complete", "POST", "Completes a task"),
+	}
+}
+
+func testConfig() *config.Config {
+	cfg := &config.Config{
+		Versions:  []string{"v1", "v2"},
+		Upstreams: map[string]upstreams.Settings{"workflow": {URL: "http://unused"}},
+		Routes:    workflowRoutes(),
+	}
+	config.Defaults(cfg)
+	return cfg
+}
+
+// basicDoer adds the engine credentials, as the shared client does.
+type basicDoer struct{ c *http.Client }
+
+func (d basicDoer) Do(req *http.Request) (*http.Response, error) {
+	req.SetBasicAuth(engineUser, enginePassword)
+	return d.c.Do(req)
+}
+
+// newGateway serves the workflow routes against the engine at baseURL,
+// through the real router, writer and trace middleware.
+func newGateway(tb testing.TB, baseURL string) http.Handler {
+	tb.Helper()
+	cfg := testConfig()
+	table, err := routes.Build(cfg)
+	require.NoError(tb, err)
+	client := engine.New(baseURL, basicDoer{&http.Client{Timeout: 10 * time.Second}})
+	resolve := func(name string) *engine.Client {
+		if name != "workflow" {
+			return nil
+		}
+		return client
+	}
+	w := call.NewWriter(call.WriterConfig{Catalog: envelope.NewCatalog(), MaxOutput: cfg.Mapping.MaxOutputChars,
+		MaxDepth: cfg.Mapping.MaxDepth})
+	h, err := router.New(table, router.Options{Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes,
+		Kinds: map[string]router.Factory{config.KindWorkflow: workflow.New(resolve, cfg.Server.Limits.MaxJSONDepth)}})
+	require.NoError(tb, err)
+	return middleware.Trace(withIdentity(h), time.Now)
+}
+
+// withIdentity stands in for the authentication layer.
+func withIdentity(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		user := r.Header.Get(userHeader)
+		if user == "" {
+			user = defaultUser
+		}
+		call.From(r.Context()).Identity = call.Identity{UserID: user}
+		next.ServeHTTP(rw, r)
+	})
+}
+
+// newSandbox serves the reference engine on a fresh database.
+func newSandbox(tb testing.TB) string {
+	tb.Helper()
+	db, err := sandbox.OpenDB(tb.TempDir())
+	require.NoError(tb, err)
+	h, err := sandbox.NewWorkflow(db)
+	require.NoError(tb, err)
+	srv := httptest.NewServer(h)
+	tb.Cleanup(func() {
+		srv.Close()
+		_ = db.Close()
+	})
+	return srv.URL
+}
+
+// request is one client request to the gateway.
+type request struct {
+	method, target, body, user string
+}
+
+// answer is a decoded envelope.
+type answer struct {
+	Status int
+	Raw    []byte
+	Env    struct {
+		Result       json.RawMessage `json:"result"`
+		UserID       string          `json:"userId"`
+		ResponseCode *struct {
+			ID      string `json:"id"`
+			Message string `json:"formattedClientMessage"`
+		} `json:"responseCode"`
+	}
+}
+
+// code is the response-code id of an error answer, "" for a success.
+func (a answer) code() string {
+	if a.Env.ResponseCode == nil {
+		return ""
+	}
+	return a.Env.ResponseCode.ID
+}
+
+func (a answer) message() string {
+	if a.Env.ResponseCode == nil {
+		return ""
+	}
+	return a.Env.ResponseCode.Message
+}
+
+func do(tb testing.TB, h http.Handler, req request) answer {
+	tb.Helper()
+	var body io.Reader
+	if req.body != "" {
+		body = strings.NewReader(req.body)
+	}
+	r := httptest.NewRequest(req.method, req.target, body)
+	if req.user != "" {
+		r.Header.Set(userHeader, req.user)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	a := answer{Status: rec.Code, Raw: bytes.Clone(rec.Body.Bytes())}
+	require.NoError(tb, json.Unmarshal(a.Raw, &a.Env), "answer: %s", a.Raw)
+	return a
+}
+
+// field reads one string member of an object result.
+func field(tb testing.TB, raw []byte, name string) string {
+	tb.Helper()
+	var m map[string]any
+	require.NoError(tb, json.Unmarshal(raw, &m), "result: %s", raw)
+	s, _ := m[name].(string)
+	return s
+}

@@ -1,0 +1,111 @@
+// Package workflow serves the workflow routes of the public API (users,
+// process definitions, process instances, tasks, claims and completions),
+// forwarded to the workflow engine through upstreams/workflow. Each route
+// of kind workflow names one action, and the action decides the one HTTP
+// method the route serves.
+//
+// Nothing here is key-mapped: the engine's answers are returned as the
+// adapter gives them (the writer still drops nulls when the version says
+// so), and request bodies are the engine's vocabulary. Bodies are decoded
+// strictly into the shape each action takes, then re-encoded by the
+// adapter, so the engine receives exactly what the gateway validated and
+// never a member it did not check.
+package workflow
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/gateway/router"
+	"github.com/restgate/gateway/gateway/routes"
+	engine "github.com/restgate/gateway/upstreams/workflow"
+)
+
+// Resolver returns the workflow engine client of a configured upstream
+// name, or nil when there is none (the factory then fails, naming it).
+type Resolver func(upstream string) *engine.Client
+
+// Actions of kind workflow, as a route's action names them.
+const (
+	ActionUser               = "user"
+	ActionProcessDefinitions = "processDefinitions"
+	ActionStartProcess       = "startProcess"
+	ActionTasks              = "tasks"
+	ActionTask               = "task"
+	ActionAssign             = "assign"
+	ActionClaim              = "claim"
+	ActionComplete           = "complete"
+)
+
+// Path parameters the actions read.
+const (
+	paramUsername = "username"
+	paramTaskID   = "taskId"
+)
+
+// operation is what one action serves: its method, the path parameters
+// its template must have, and the handler.
+type operation struct {
+	method string
+	params []string
+	serve  func(h handlers, r *http.Request, c *call.Call) (call.Result, error)
+}
+
+func operations() map[string]operation {
+	return map[string]operation{
+		ActionUser:               {http.MethodGet, []string{paramUsername}, handlers.user},
+		ActionProcessDefinitions: {http.MethodGet, nil, handlers.processDefinitions},
+		ActionStartProcess:       {http.MethodPost, nil, handlers.startProcess},
+		ActionTasks:              {http.MethodGet, nil, handlers.tasks},
+		ActionTask:               {http.MethodGet, []string{paramTaskID}, handlers.task},
+		ActionAssign:             {http.MethodPut, []string{paramTaskID}, handlers.assign},
+		ActionClaim:              {http.MethodPost, []string{paramTaskID}, handlers.claim},
+		ActionComplete:           {http.MethodPost, []string{paramTaskID}, handlers.complete},
+	}
+}
+
+// Method returns the HTTP method an action serves, "" for an unknown
+// action. A route of that action must list exactly this method.
+func Method(action string) string { return operations()[action].method }
+
+// New returns the factory of kind workflow. The route's action picks the
+// operation:
+//
+//	user               GET  {username}          the engine's user; unknown: 404
+//	processDefinitions GET                      the definitions array
+//	startProcess       POST                     body {processDefinitionId | processDefinitionKey,
+//	                                            businessKey?, variables?} -> 201, the instance
+//	tasks              GET                      status, candidate, assignee, taskDefinitionKey,
+//	                                            description, size, order -> the task array
+//	task               GET  {taskId}            one open task
+//	assign             PUT  {taskId}            body {assignee?, owner?} (string or null) -> the task
+//	claim              POST {taskId}            body optional {assignee?}, default the caller -> ""
+//	complete           POST {taskId}            body {disposition, variables?} -> ""
+//
+// maxDepth bounds the nesting of request bodies (server.limits.maxJSONDepth).
+// The factory fails when the action is unknown, the template lacks the
+// parameter the action reads, or the upstream has no client.
+func New(clients Resolver, maxDepth int) router.Factory {
+	return func(rt *routes.Route) (map[string]call.Handler, error) {
+		op, ok := operations()[rt.Spec.Action]
+		if !ok {
+			return nil, fmt.Errorf("action %q is not a workflow action", rt.Spec.Action)
+		}
+		have := routes.PathParams(rt.Template)
+		for _, p := range op.params {
+			if !slices.Contains(have, p) {
+				return nil, fmt.Errorf("action %s reads the path parameter {%s}, which %s lacks", rt.Spec.Action, p, rt.Template)
+			}
+		}
+		client := clients(rt.Spec.Upstream)
+		if client == nil {
+			return nil, fmt.Errorf("upstream %q has no workflow client", rt.Spec.Upstream)
+		}
+		h := handlers{client: client, maxDepth: maxDepth}
+		return map[string]call.Handler{op.method: func(r *http.Request, c *call.Call) (call.Result, error) {
+			return op.serve(h, r, c)
+		}}, nil
+	}
+}
