@@ -67,10 +67,17 @@ func testConfig() *config.Config {
 // baseURL, through the real router, writer and trace middleware.
 func newGateway(tb testing.TB, baseURL string, opts accounts.Options) http.Handler {
 	tb.Helper()
+	h, _ := newRouter(tb, baseURL, opts, &http.Client{Timeout: 10 * time.Second})
+	return middleware.Trace(withIdentity(h), time.Now)
+}
+
+// newRouter builds the router of testConfig with the account factories and
+// returns it with its writer.
+func newRouter(tb testing.TB, baseURL string, opts accounts.Options, doer upstreams.Doer) (http.Handler, *call.Writer) {
+	tb.Helper()
 	cfg := testConfig()
 	table, err := routes.Build(cfg)
 	require.NoError(tb, err)
-	doer := &http.Client{Timeout: 10 * time.Second}
 	resolve := func(name string) *upaccounts.Client {
 		if name != "accounts" {
 			return nil
@@ -85,7 +92,7 @@ func newGateway(tb testing.TB, baseURL string, opts accounts.Options) http.Handl
 			config.KindAccount:  accounts.Item(resolve, opts),
 		}})
 	require.NoError(tb, err)
-	return middleware.Trace(withIdentity(h), time.Now)
+	return h, w
 }
 
 // withIdentity stands in for the authentication layer: the caller is
