@@ -115,7 +115,9 @@ func TestAutoTLS(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- s.Serve(ctx, func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), time.Second) })
+		done <- s.Serve(ctx, func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), time.Second)
+		})
 	}()
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS13}}}
 	resp, err := client.Get("https://" + s.APIAddr() + "/")
