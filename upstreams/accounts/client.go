@@ -1,0 +1,237 @@
+// Package accounts is the adapter of the account controller (UPSTREAMS.md
+// B1), a Spring MVC service under /api/v1/account.
+//
+// Records travel as raw JSON bytes with the backend's own field names (Id,
+// Name, BillingCity, Total_Assets__c, ...): the gateway renames them in a
+// streaming pass, so decoding them here would only cost time. Every failure
+// is an *upstreams.Error with Upstream "accounts".
+package accounts
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/restgate/gateway/upstreams"
+)
+
+// Name is the upstream name this adapter puts in its errors.
+const Name = "accounts"
+
+// maxBody bounds how much of one answer the adapter reads; a larger answer
+// is KindInvalid rather than an unbounded allocation.
+const maxBody = 32 << 20
+
+// maxErrorMessage bounds the backend text copied into an error.
+const maxErrorMessage = 512
+
+// Client calls one account controller. It holds no state besides its base
+// URL and Doer, so it is safe for concurrent use.
+type Client struct {
+	base string
+	doer upstreams.Doer
+}
+
+// New returns a client of the account controller at baseURL, the service
+// base such as "http://host:8080" (a trailing slash is ignored); the client
+// appends /api/v1/account/... itself. doer is the shared upstream client in
+// the gateway, a plain *http.Client in tests.
+func New(baseURL string, doer upstreams.Doer) *Client {
+	return &Client{base: strings.TrimRight(baseURL, "/") + "/api/v1/account/", doer: doer}
+}
+
+// Page selects a window of the account list. Both fields must be
+// non-negative.
+type Page struct {
+	Limit  int
+	Offset int
+}
+
+// List returns the JSON array of accounts. With a page, it asks the backend
+// for ?limit=&offset=; the original service ignores those parameters and
+// answers the whole list, so when more than Limit records come back the
+// client applies Offset and Limit itself. A backend that honours limit but
+// not offset cannot be told apart from one that pages and is not supported.
+func (c *Client) List(ctx context.Context, page *Page) ([]byte, error) {
+	u := c.base
+	if page != nil {
+		if page.Limit < 0 || page.Offset < 0 {
+			return nil, rejected("limit and offset must not be negative")
+		}
+		u += "?" + url.Values{
+			"limit":  {strconv.Itoa(page.Limit)},
+			"offset": {strconv.Itoa(page.Offset)},
+		}.Encode()
+	}
+	body, err := c.call(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	if page == nil {
+		if !isJSONArray(body) {
+			return nil, invalid("list is not a JSON array", nil)
+		}
+		return body, nil
+	}
+	out, err := window(body, page.Offset, page.Limit)
+	if err != nil {
+		return nil, invalid("list is not a JSON array", err)
+	}
+	return out, nil
+}
+
+// Get returns one account as a JSON object. The contract answers an array
+// holding the account; a bare object is accepted too, an empty array is a
+// 404 KindRejected error, and of a longer array the first record is taken.
+func (c *Client) Get(ctx context.Context, id string) ([]byte, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	body, err := c.call(ctx, http.MethodGet, c.base+url.PathEscape(id), nil)
+	if err != nil {
+		return nil, err
+	}
+	rec, found, err := firstObject(body)
+	if err != nil {
+		return nil, invalid("account is not a JSON object or array", err)
+	}
+	if !found {
+		return nil, upstreams.NewStatusError(Name, http.StatusNotFound, "", "account "+id+" not found")
+	}
+	return rec, nil
+}
+
+// Create posts body, a JSON account in backend field names, and returns the
+// new account's id. Both the sandbox's {"id": "..."} and the original
+// service's non-JSON {id:001...} answers are understood.
+func (c *Client) Create(ctx context.Context, body []byte) (string, error) {
+	reply, err := c.call(ctx, http.MethodPost, c.base, body)
+	if err != nil {
+		return "", err
+	}
+	id, ok := replyField(reply, "id")
+	if !ok || id == "" {
+		return "", invalid("create answer has no id: "+snippet(reply), nil)
+	}
+	return id, nil
+}
+
+// Update posts fields, a JSON object holding only the fields to change, to
+// the account; the backend keeps the others. A {status: failure} answer is
+// a 400 KindRejected error.
+func (c *Client) Update(ctx context.Context, id string, fields []byte) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	reply, err := c.call(ctx, http.MethodPost, c.base+url.PathEscape(id), fields)
+	if err != nil {
+		return err
+	}
+	return checkStatus(reply, "update")
+}
+
+// Delete deletes the account. A {status: failure} answer is a 400
+// KindRejected error.
+func (c *Client) Delete(ctx context.Context, id string) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	reply, err := c.call(ctx, http.MethodDelete, c.base+url.PathEscape(id), nil)
+	if err != nil {
+		return err
+	}
+	return checkStatus(reply, "delete")
+}
+
+// call sends one request and returns the body of a 2xx answer; any other
+// status becomes a status error carrying the backend's message.
+func (c *Client) call(ctx context.Context, method, u string, body []byte) ([]byte, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return nil, &upstreams.Error{Upstream: Name, Kind: upstreams.KindFailed, Err: err}
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.doer.Do(req)
+	if err != nil {
+		return nil, transportError(ctx, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return nil, transportError(ctx, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, upstreams.NewStatusError(Name, resp.StatusCode, "", errorMessage(data))
+	}
+	if len(data) > maxBody {
+		return nil, invalid(fmt.Sprintf("answer larger than %d bytes", maxBody), nil)
+	}
+	return data, nil
+}
+
+// transportError keeps an *upstreams.Error from the shared client as it is
+// and classifies anything else a plain *http.Client returns.
+func transportError(ctx context.Context, err error) error {
+	if upstreams.AsError(err) != nil {
+		return err
+	}
+	kind := upstreams.KindFailed
+	switch {
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		kind = upstreams.KindCanceled
+	case errors.Is(err, context.DeadlineExceeded):
+		kind = upstreams.KindTimeout
+	}
+	return &upstreams.Error{Upstream: Name, Kind: kind, Err: err}
+}
+
+// errorMessage extracts the text of an error answer: Spring's JSON error
+// body carries it in "message" (or "error"); anything else is used as text.
+func errorMessage(body []byte) string {
+	var spring struct {
+		Message string `json:"message"`
+		Error   string `json:"error"`
+	}
+	if json.Unmarshal(body, &spring) == nil {
+		if spring.Message != "" {
+			return truncate(spring.Message)
+		}
+		if spring.Error != "" {
+			return truncate(spring.Error)
+		}
+	}
+	return snippet(body)
+}
+
+func snippet(body []byte) string {
+	return truncate(strings.TrimSpace(string(body)))
+}
+
+func truncate(s string) string {
+	if len(s) > maxErrorMessage {
+		return s[:maxErrorMessage] + "..."
+	}
+	return s
+}
+
+func rejected(msg string) error {
+	return upstreams.NewStatusError(Name, http.StatusBadRequest, "", msg)
+}
+
+func invalid(msg string, err error) error {
+	return &upstreams.Error{Upstream: Name, Kind: upstreams.KindInvalid, Message: msg, Err: err}
+}

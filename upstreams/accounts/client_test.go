@@ -1,0 +1,302 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/upstreams"
+)
+
+// wantCall is one request the strict fake expects, in order, and its answer.
+type wantCall struct {
+	method, path, query, contentType, body string
+	status                                 int
+	reply                                  string
+}
+
+// strictBackend answers the calls in order and fails the test on any
+// difference in method, path, query, content type or body, on an extra
+// call, or on a missing one.
+func strictBackend(t *testing.T, calls ...wantCall) *httptest.Server {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := int(n.Add(1)) - 1
+		if i >= len(calls) {
+			t.Errorf("unexpected call %s %s", r.Method, r.URL)
+			w.WriteHeader(http.StatusTeapot)
+			return
+		}
+		c := calls[i]
+		body, err := io.ReadAll(r.Body)
+		assert.NoError(t, err)
+		assert.Equal(t, c.method, r.Method, "call %d method", i)
+		assert.Equal(t, c.path, r.URL.EscapedPath(), "call %d path", i)
+		assert.Equal(t, c.query, r.URL.RawQuery, "call %d query", i)
+		assert.Equal(t, c.contentType, r.Header.Get("Content-Type"), "call %d content type", i)
+		assert.Equal(t, c.body, string(body), "call %d body", i)
+		assert.Equal(t, "application/json", r.Header.Get("Accept"), "call %d accept", i)
+		w.WriteHeader(c.status)
+		_, _ = io.WriteString(w, c.reply)
+	}))
+	t.Cleanup(func() {
+		srv.Close()
+		assert.Equal(t, len(calls), int(n.Load()), "number of calls")
+	})
+	return srv
+}
+
+const (
+	idA = "001A00000000000AAA"
+	idB = "001B00000000000BBB"
+)
+
+func TestClientCalls(t *testing.T) {
+	t.Parallel()
+	get := func(path string, status int, reply string) wantCall {
+		return wantCall{method: http.MethodGet, path: path, status: status, reply: reply}
+	}
+	tests := []struct {
+		desc  string
+		calls []wantCall
+		run   func(ctx context.Context, c *Client) (any, error)
+		want  any
+	}{
+		{
+			desc:  "list everything",
+			calls: []wantCall{get("/api/v1/account/", 200, `[{"Id":"a"},{"Id":"b"}]`)},
+			run:   func(ctx context.Context, c *Client) (any, error) { return str(c.List(ctx, nil)) },
+			want:  `[{"Id":"a"},{"Id":"b"}]`,
+		},
+		{
+			desc: "list a page the backend paged",
+			calls: []wantCall{{method: "GET", path: "/api/v1/account/", query: "limit=2&offset=1", status: 200,
+				reply: ` [{"Id":"b"}, {"Id":"c"}] `}},
+			run:  func(ctx context.Context, c *Client) (any, error) { return str(c.List(ctx, &Page{Limit: 2, Offset: 1})) },
+			want: ` [{"Id":"b"}, {"Id":"c"}] `,
+		},
+		{
+			desc: "list a page the backend did not page",
+			calls: []wantCall{{method: "GET", path: "/api/v1/account/", query: "limit=2&offset=1", status: 200,
+				reply: `[{"Id":"a"}, {"Id":"b","N":[1,2]}, {"Id":"c"}, {"Id":"d"}]`}},
+			run:  func(ctx context.Context, c *Client) (any, error) { return str(c.List(ctx, &Page{Limit: 2, Offset: 1})) },
+			want: `[{"Id":"b","N":[1,2]},{"Id":"c"}]`,
+		},
+		{
+			desc: "list a page past the end of an unpaged list",
+			calls: []wantCall{{method: "GET", path: "/api/v1/account/", query: "limit=1&offset=9", status: 200,
+				reply: `[{"Id":"a"},{"Id":"b"}]`}},
+			run:  func(ctx context.Context, c *Client) (any, error) { return str(c.List(ctx, &Page{Limit: 1, Offset: 9})) },
+			want: `[]`,
+		},
+		{
+			desc:  "get unwraps the one-account array",
+			calls: []wantCall{get("/api/v1/account/"+idA, 200, `[ {"Id":"`+idA+`","Name":"A"} ]`)},
+			run:   func(ctx context.Context, c *Client) (any, error) { return str(c.Get(ctx, idA)) },
+			want:  `{"Id":"` + idA + `","Name":"A"}`,
+		},
+		{
+			desc:  "get accepts a bare object",
+			calls: []wantCall{get("/api/v1/account/"+idA[:15], 200, `{"Name":"A"}`+"\n")},
+			run:   func(ctx context.Context, c *Client) (any, error) { return str(c.Get(ctx, idA[:15])) },
+			want:  `{"Name":"A"}`,
+		},
+		{
+			desc: "create reads a JSON id",
+			calls: []wantCall{{method: "POST", path: "/api/v1/account/", contentType: "application/json",
+				body: `{"Name":"Acme"}`, status: 200, reply: `{"id": "` + idA + `"}`}},
+			run:  func(ctx context.Context, c *Client) (any, error) { return c.Create(ctx, []byte(`{"Name":"Acme"}`)) },
+			want: idA,
+		},
+		{
+			desc: "create reads the original service's id text",
+			calls: []wantCall{{method: "POST", path: "/api/v1/account/", contentType: "application/json",
+				body: `{"Name":"Acme"}`, status: 200, reply: `{id:` + idB + `}`}},
+			run:  func(ctx context.Context, c *Client) (any, error) { return c.Create(ctx, []byte(`{"Name":"Acme"}`)) },
+			want: idB,
+		},
+		{
+			desc: "update sends only the given fields",
+			calls: []wantCall{{method: "POST", path: "/api/v1/account/" + idA, contentType: "application/json",
+				body: `{"BillingCity":"Oslo"}`, status: 200, reply: `{"status": "success"}`}},
+			run: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.Update(ctx, idA, []byte(`{"BillingCity":"Oslo"}`))
+			},
+		},
+		{
+			desc: "update reads the original service's status text",
+			calls: []wantCall{{method: "POST", path: "/api/v1/account/" + idA, contentType: "application/json",
+				body: `{}`, status: 200, reply: `{status: success}`}},
+			run: func(ctx context.Context, c *Client) (any, error) { return nil, c.Update(ctx, idA, []byte(`{}`)) },
+		},
+		{
+			desc:  "delete",
+			calls: []wantCall{{method: "DELETE", path: "/api/v1/account/" + idB, status: 200, reply: `{status : success}`}},
+			run:   func(ctx context.Context, c *Client) (any, error) { return nil, c.Delete(ctx, idB) },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			srv := strictBackend(t, tt.calls...)
+			got, err := tt.run(t.Context(), New(srv.URL+"/", srv.Client()))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func str(b []byte, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
+}
+
+func TestClientBasePath(t *testing.T) {
+	t.Parallel()
+	srv := strictBackend(t, wantCall{method: "GET", path: "/crm/api/v1/account/", status: 200, reply: `[]`})
+	got, err := New(srv.URL+"/crm", srv.Client()).List(t.Context(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, `[]`, string(got))
+}
+
+func TestClientAnswerErrors(t *testing.T) {
+	t.Parallel()
+	list := func(ctx context.Context, c *Client) error { _, err := c.List(ctx, nil); return err }
+	get := func(ctx context.Context, c *Client) error { _, err := c.Get(ctx, idA); return err }
+	create := func(ctx context.Context, c *Client) error { _, err := c.Create(ctx, []byte(`{}`)); return err }
+	update := func(ctx context.Context, c *Client) error { return c.Update(ctx, idA, []byte(`{}`)) }
+	remove := func(ctx context.Context, c *Client) error { return c.Delete(ctx, idA) }
+	tests := []struct {
+		desc    string
+		call    func(context.Context, *Client) error
+		status  int
+		reply   string
+		kind    upstreams.Kind
+		wantSt  int
+		message string
+	}{
+		{desc: "spring 400", call: get, status: 400, kind: upstreams.KindRejected, wantSt: 400, message: "invalid account id",
+			reply: `{"timestamp":"2024-01-01T00:00:00.000+00:00","status":400,"error":"Bad Request","message":"invalid account id","path":"/api/v1/account/x"}`},
+		{desc: "spring 404 without message", call: get, status: 404, kind: upstreams.KindRejected, wantSt: 404, message: "Not Found",
+			reply: `{"status":404,"error":"Not Found"}`},
+		{desc: "text 404", call: remove, status: 404, reply: "no such account\n", kind: upstreams.KindRejected, wantSt: 404, message: "no such account"},
+		{desc: "500", call: list, status: 500, reply: `{"status":500,"error":"Internal Server Error"}`, kind: upstreams.KindFailed, wantSt: 500},
+		{desc: "503 page", call: create, status: 503, reply: `<html>down</html>`, kind: upstreams.KindFailed, wantSt: 503, message: "<html>down</html>"},
+		{desc: "empty array is not found", call: get, status: 200, reply: `[]`, kind: upstreams.KindRejected, wantSt: 404, message: "not found"},
+		{desc: "list is not JSON", call: list, status: 200, reply: `<html>`, kind: upstreams.KindInvalid},
+		{desc: "list is an object", call: list, status: 200, reply: `{"Id":"a"}`, kind: upstreams.KindInvalid},
+		{desc: "list is cut short", call: list, status: 200, reply: `[{"Id":"a"},`, kind: upstreams.KindInvalid},
+		{desc: "get is a string", call: get, status: 200, reply: `"x"`, kind: upstreams.KindInvalid},
+		{desc: "get holds a number", call: get, status: 200, reply: `[1]`, kind: upstreams.KindInvalid},
+		{desc: "create answer without id", call: create, status: 200, reply: `{"success":true}`, kind: upstreams.KindInvalid},
+		{desc: "create answer empty", call: create, status: 200, reply: ``, kind: upstreams.KindInvalid},
+		{desc: "update failure", call: update, status: 200, reply: `{status : failure}`, kind: upstreams.KindRejected, wantSt: 400, message: "update failed"},
+		{desc: "delete failure", call: remove, status: 200, reply: `{"status":"failure"}`, kind: upstreams.KindRejected, wantSt: 400, message: "delete failed"},
+		{desc: "update answer unknown", call: update, status: 200, reply: `OK`, kind: upstreams.KindInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.WriteHeader(tt.status)
+				_, _ = io.WriteString(w, tt.reply)
+			}))
+			defer srv.Close()
+			err := tt.call(t.Context(), New(srv.URL, srv.Client()))
+			ue := upstreams.AsError(err)
+			require.NotNil(t, ue, "%v", err)
+			assert.Equal(t, Name, ue.Upstream)
+			assert.Equal(t, tt.kind, ue.Kind, ue.Error())
+			assert.Equal(t, tt.wantSt, ue.Status)
+			assert.Contains(t, ue.Message, tt.message)
+		})
+	}
+}
+
+// doerFunc lets a test stand in for the shared client.
+type doerFunc func(*http.Request) (*http.Response, error)
+
+func (f doerFunc) Do(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestClientRefusesBadInputWithoutCalling(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	c := New("http://accounts.invalid", doerFunc(func(*http.Request) (*http.Response, error) {
+		calls.Add(1)
+		return nil, errors.New("must not be called")
+	}))
+	ctx := t.Context()
+	tests := []struct {
+		desc string
+		call func() error
+	}{
+		{desc: "get empty id", call: func() error { _, err := c.Get(ctx, ""); return err }},
+		{desc: "get short id", call: func() error { _, err := c.Get(ctx, "001abc"); return err }},
+		{desc: "get path in id", call: func() error { _, err := c.Get(ctx, "001/../../admin/x"); return err }},
+		{desc: "update escaped id", call: func() error { return c.Update(ctx, "001000000000%2F0AA", []byte(`{}`)) }},
+		{desc: "delete 16 characters", call: func() error { return c.Delete(ctx, "0010000000000000") }},
+		{desc: "delete non-ASCII", call: func() error { return c.Delete(ctx, "001000000000000ÄA") }},
+		{desc: "negative limit", call: func() error { _, err := c.List(ctx, &Page{Limit: -1}); return err }},
+		{desc: "negative offset", call: func() error { _, err := c.List(ctx, &Page{Limit: 1, Offset: -1}); return err }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			ue := upstreams.AsError(tt.call())
+			require.NotNil(t, ue)
+			assert.Equal(t, upstreams.KindRejected, ue.Kind)
+			assert.Equal(t, http.StatusBadRequest, ue.Status)
+		})
+	}
+	t.Cleanup(func() { assert.Zero(t, calls.Load()) })
+}
+
+func TestClientTransportErrors(t *testing.T) {
+	t.Parallel()
+	open := &upstreams.Error{Upstream: Name, Kind: upstreams.KindOpen, RetryAfter: time.Second}
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, cancel2 := context.WithDeadline(context.Background(), time.Unix(1, 0))
+	defer cancel2()
+
+	tests := []struct {
+		desc string
+		ctx  context.Context
+		c    *Client
+		kind upstreams.Kind
+	}{
+		{desc: "shared client error passes through", ctx: context.Background(),
+			c: New("http://x", doerFunc(func(*http.Request) (*http.Response, error) {
+				return nil, open
+			})), kind: upstreams.KindOpen},
+		{desc: "connection refused", ctx: context.Background(), c: New(closed.URL, http.DefaultClient), kind: upstreams.KindFailed},
+		{desc: "caller went away", ctx: canceled, c: New(closed.URL, http.DefaultClient), kind: upstreams.KindCanceled},
+		{desc: "deadline passed", ctx: expired, c: New(closed.URL, http.DefaultClient), kind: upstreams.KindTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			_, err := tt.c.List(tt.ctx, nil)
+			ue := upstreams.AsError(err)
+			require.NotNil(t, ue, "%v", err)
+			assert.Equal(t, tt.kind, ue.Kind)
+			assert.Equal(t, Name, ue.Upstream)
+			if tt.kind == upstreams.KindOpen {
+				assert.Same(t, open, ue, "not wrapped again")
+			}
+		})
+	}
+}
