@@ -20,8 +20,8 @@ import (
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/upstreams"
-	engine "github.com/restgate/gateway/upstreams/workflow"
 	"github.com/restgate/gateway/upstreams/sandbox"
+	engine "github.com/restgate/gateway/upstreams/workflow"
 )
 
 // userHeader names the test caller for the tiny identity layer below; the
