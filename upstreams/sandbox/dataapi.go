@@ -122,11 +122,12 @@ func (a *dataAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// dataResources is the resource map of one version.
+// dataResources is the resource map of one version: only the resources the
+// sandbox serves, so that a client following the map never meets a 404.
 func dataResources(v string) map[string]string {
 	base := "/services/data/" + v
 	out := make(map[string]string)
-	for _, name := range []string{"sobjects", "query", "queryAll", "search", "recent", "limits", "connect", "tooling", "chatter"} {
+	for _, name := range []string{"sobjects", "query", "search"} {
 		out[name] = base + "/" + name
 	}
 	return out

@@ -214,3 +214,19 @@ func FuzzParseSOQL(f *testing.F) {
 		require.Equal(t, strings.Count(count, "?"), len(countArgs))
 	})
 }
+
+func BenchmarkParseAndBindSOQL(b *testing.B) {
+	const q = "SELECT Id, Name, BillingCity, Phone FROM Account WHERE BillingCity = 'Paris' AND Type != null ORDER BY Name DESC LIMIT 50 OFFSET 10"
+	b.ReportAllocs()
+	for b.Loop() {
+		parsed, err := parseSOQL(q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bound, err := parsed.bind()
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = bound.pageSQL(0, 2000)
+	}
+}

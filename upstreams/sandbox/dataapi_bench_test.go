@@ -1,0 +1,27 @@
+package sandbox
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func BenchmarkDataAPIQuery(b *testing.B) {
+	db, err := OpenDB(b.TempDir())
+	require.NoError(b, err)
+	defer db.Close()
+	require.NoError(b, EnsureSchema(db))
+	h, err := NewDataAPI(db)
+	require.NoError(b, err)
+	req := httptest.NewRequest(http.MethodGet, queryPath("SELECT Id, Name, Email FROM Contact WHERE MailingCountry = 'USA' ORDER BY Name"), nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Body.String())
+		}
+	}
+}
