@@ -1,0 +1,134 @@
+// Package reload applies a changed config.yaml to the running gateway: the
+// Reloader loads, validates and builds the new configuration aside and swaps
+// it in atomically only when all of it built, and the Watcher notices the
+// file changing (an editor's write or rename, a Kubernetes ConfigMap's
+// ..data symlink swap) and asks for a reload. A request keeps the handler it
+// started on, so a reload drops nothing; upstream clients whose settings did
+// not change are kept, with their breaker state and connections.
+package reload
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/restgate/gateway/gateway/app"
+	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/gateway/server"
+)
+
+// Counter counts reload outcomes (the gateway's metrics implement it).
+type Counter interface {
+	CountReload(ok bool)
+}
+
+// Options configure a Reloader. Every field is required except Getenv.
+type Options struct {
+	// Path is the config file.
+	Path string
+	// Getenv expands ${VAR}; nil reads nothing (every variable is empty).
+	Getenv func(string) string
+	// Current is the config serving now; a reload that changes its server
+	// or log sections is applied but warns that those need a restart.
+	Current *config.Config
+	// Shared are the parts every build reuses (upstream clients, metrics,
+	// call log).
+	Shared *app.Shared
+	// Target is the API listener's handler, swapped on success.
+	Target *server.Swappable
+	// Counter counts every reload, refused ones included.
+	Counter Counter
+	// Logger receives every problem of a refused config.
+	Logger *slog.Logger
+}
+
+// Reloader applies a new config to the running gateway. Safe for concurrent
+// use: reloads run one at a time, in the order they were asked for.
+type Reloader struct {
+	mu   sync.Mutex
+	opts Options
+}
+
+// New returns a Reloader.
+func New(opts Options) *Reloader {
+	if opts.Getenv == nil {
+		opts.Getenv = func(string) string { return "" }
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Reloader{opts: opts}
+}
+
+// Reload loads, validates and builds the config file; only a gateway that
+// built completely replaces the serving one. A refused config is logged
+// with every problem (cause names what asked for the reload), counted, and
+// returned; the old one keeps serving.
+func (r *Reloader) Reload(ctx context.Context, cause string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	gw, err := Build(ctx, r.opts.Path, r.opts.Getenv, r.opts.Shared)
+	if err != nil {
+		r.opts.Counter.CountReload(false)
+		r.opts.Logger.Error("config reload refused; the previous config keeps serving",
+			"cause", cause, "path", r.opts.Path, "problems", ProblemLines(err))
+		return err
+	}
+	cfg := gw.Config
+	if cur := r.opts.Current; cur != nil && (!reflect.DeepEqual(cfg.Server, cur.Server) || !reflect.DeepEqual(cfg.Log, cur.Log)) {
+		r.opts.Logger.Warn("server and log settings take effect only after a restart", "cause", cause)
+	}
+	r.opts.Target.Swap(gw.Handler)
+	r.opts.Current = cfg
+	r.opts.Counter.CountReload(true)
+	r.opts.Logger.Info("config reloaded", "cause", cause, "path", r.opts.Path, "routes", len(gw.Table.Routes))
+	return nil
+}
+
+// Current is the config serving now.
+func (r *Reloader) Current() *config.Config {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.opts.Current
+}
+
+// Build loads, validates and builds the gateway of the config file at path,
+// reporting every problem with its key path: the one way both the start and
+// a reload read the configuration.
+func Build(ctx context.Context, path string, getenv func(string) string, sh *app.Shared) (*app.Gateway, error) {
+	cfg, err := config.Load(path, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if verr := config.Validate(cfg); verr != nil {
+		// the route table's problems are reported with the others
+		_, terr := routes.Build(cfg)
+		return nil, errors.Join(verr, terr)
+	}
+	return app.Build(ctx, cfg, sh)
+}
+
+// ProblemLines splits a joined error into its problems, one per line,
+// sorted, for logs and `gateway check`.
+func ProblemLines(err error) []string {
+	if err == nil {
+		return nil
+	}
+	var lines []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+// ErrNotWatched is returned by NewWatcher when the config file's directory
+// cannot be watched; the gateway then reloads on SIGHUP only.
+var ErrNotWatched = errors.New("reload: the config directory cannot be watched")
