@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"reflect"
 	"sync"
 	"syscall"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/duplicates"
 	"github.com/restgate/gateway/gateway/metrics"
+	"github.com/restgate/gateway/gateway/reload"
 	"github.com/restgate/gateway/gateway/server"
 	"github.com/restgate/gateway/upstreams/sandbox"
 )
@@ -80,7 +80,8 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	logger.Info("gateway serving", "api", scheme+"://"+srv.APIAddr(), "admin", "http://"+srv.AdminAddr(),
 		"versions", cfg.Versions, "routes", len(gw.Table.Routes), "auth", cfg.Auth.Mode)
 
-	r := &reloader{path: path, getenv: getenv, current: cfg, shared: shared, api: api, metrics: m, logger: logger}
+	r := reload.New(reload.Options{Path: path, Getenv: getenv, Current: cfg, Shared: shared, Target: api,
+		Counter: m, Logger: logger})
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -90,10 +91,15 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 			case <-ctx.Done():
 				return
 			case <-hup:
-				r.reload(ctx, "SIGHUP")
+				_ = r.Reload(ctx, "SIGHUP")
 			}
 		}
 	}()
+	if w, err := reload.NewWatcher(path, reload.DefaultDebounce, func() { _ = r.Reload(ctx, "file changed") }, logger); err != nil {
+		logger.Warn("config file changes are not watched; reload with SIGHUP", "err", err)
+	} else {
+		go w.Run(ctx)
+	}
 
 	err = srv.Serve(ctx, func() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(context.Background(), cfg.Server.Timeouts.Shutdown)
@@ -105,43 +111,6 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	}
 	logger.Info("gateway stopped")
 	return err
-}
-
-// reloader applies a new config to the running gateway: it is loaded,
-// validated and built aside; only a gateway that built completely replaces
-// the serving one. An invalid config is logged with every problem, counted,
-// and the old one keeps serving.
-type reloader struct {
-	mu      sync.Mutex
-	path    string
-	getenv  func(string) string
-	current *config.Config
-	shared  *app.Shared
-	api     *server.Swappable
-	metrics *metrics.Metrics
-	logger  *slog.Logger
-}
-
-func (r *reloader) reload(ctx context.Context, cause string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	cfg, _, err := loadConfig(r.path, r.getenv)
-	var gw *app.Gateway
-	if err == nil {
-		gw, err = app.Build(ctx, cfg, r.shared)
-	}
-	if err != nil {
-		r.metrics.CountReload(false)
-		r.logger.Error("config reload refused; the previous config keeps serving", "cause", cause, "problems", problemLines(err))
-		return
-	}
-	if !reflect.DeepEqual(cfg.Server, r.current.Server) || !reflect.DeepEqual(cfg.Log, r.current.Log) {
-		r.logger.Warn("server and log settings take effect only after a restart", "cause", cause)
-	}
-	r.api.Swap(gw.Handler)
-	r.current = cfg
-	r.metrics.CountReload(true)
-	r.logger.Info("config reloaded", "cause", cause, "routes", len(gw.Table.Routes))
 }
 
 // sandboxes starts the embedded reference backends the first time an
