@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// gatewayPath is what the client asks of the gateway: the same list,
+// mapped to v2's exposed names and enveloped.
+const gatewayPath = "/v2/accounts"
+
+// gatewayConfig is the accounts part of the shipped config.yaml with
+// everything a production request passes: TLS from GATEWAY_TLS (the harness
+// sets off), v2's derived key map, null removal, the upstream's breaker and
+// retries, metrics, and the call log shipped to a collector.
+const gatewayConfig = `server:
+  listen: ${GATEWAY_LISTEN}
+  adminListen: ${GATEWAY_ADMIN_LISTEN}
+  tls: {mode: "${GATEWAY_TLS:-auto}"}
+  dataDir: ${GATEWAY_DATA_DIR}
+versions: [v1, v2, v3]
+auth: {mode: none}
+log:
+  collectorURL: ${GATEWAY_LOG_COLLECTOR_URL}
+  format: text
+  batchSize: 100
+  flushInterval: 1s
+  level: warn
+models:
+  Account:
+    fields: [Id, Name, External_Id__c, SicDesc, AccountSource, Site, Rating, Description, TickerSymbol,
+      Ownership, NumberOfEmployees, BillingCountry, BillingPostalCode, BillingState, BillingCity,
+      BillingStreet, ParentId, Type, Total_Assets__c, PhotoUrl, Website, AccountNumber, Fax, Phone]
+upstreams:
+  accounts:
+    url: ${ACCOUNTS_URL}
+    timeout: 10s
+    breaker: {consecutiveFailures: 5, openTimeout: 30s, halfOpenRequests: 1}
+    retry: {attempts: 2, backoff: 25ms, budget: 0.1}
+routes:
+  - path: "/{version}/accounts"
+    kind: accounts
+    upstream: accounts
+    model: Account
+    methods: [GET, POST, PUT, DELETE]
+    roles: {DELETE: [admin]}
+    versions:
+      v1: {fields: [Id, Name]}
+      v2: {}
+      v3: {serializeNulls: false}
+  - path: "/{version}/accounts/{accountId}"
+    kind: account
+    upstream: accounts
+    model: Account
+    methods: [GET, PUT, DELETE]
+`
+
+// buildGateway compiles cmd/gateway into dir.
+func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error) {
+	bin := filepath.Join(dir, "gateway")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/restgate/gateway/cmd/gateway")
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/gateway: %w", err)
+	}
+	return bin, nil
+}
+
+// startGateway writes the config into dir and runs bin on it, in front of
+// backend and logging to collector.
+func startGateway(ctx context.Context, bin, dir, host, backend, collector string) (*child, error) {
+	cfgPath := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfgPath, []byte(gatewayConfig), 0o600); err != nil {
+		return nil, err
+	}
+	api, err := freeAddr(host)
+	if err != nil {
+		return nil, err
+	}
+	admin, err := freeAddr(host)
+	if err != nil {
+		return nil, err
+	}
+	logFile, err := os.Create(filepath.Join(dir, "gateway.log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "serve", "-config", cfgPath)
+	cmd.Env = append(os.Environ(), "GATEWAY_LISTEN="+api, "GATEWAY_ADMIN_LISTEN="+admin, "GATEWAY_TLS=off",
+		"GATEWAY_DATA_DIR="+filepath.Join(dir, "data"), "GATEWAY_LOG_COLLECTOR_URL="+collector, "ACCOUNTS_URL="+backend)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	url := "http://" + api
+	c, err := startServer(ctx, "gateway", url, cmd, func() error { return checkGateway(url) })
+	_ = logFile.Close()
+	if err != nil {
+		log, _ := os.ReadFile(logFile.Name())
+		return nil, fmt.Errorf("%w\n%s", err, strings.TrimSpace(string(log)))
+	}
+	return c, nil
+}
+
+// checkGateway asks the gateway for the list once and checks that it is
+// the enveloped, v2-mapped answer of the 20 accounts.
+func checkGateway(base string) error {
+	resp, err := http.Get(base + gatewayPath)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: status %d: %.300s", gatewayPath, resp.StatusCode, body)
+	}
+	return checkEnvelope(body)
+}
+
+// checkEnvelope checks an answer of GET /v2/accounts.
+func checkEnvelope(body []byte) error {
+	var env struct {
+		Result      []map[string]any `json:"result"`
+		MapKeysFlag *bool            `json:"mapKeysFlag"`
+		TimeStamp   string           `json:"timeStamp"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return fmt.Errorf("answer is not an envelope: %w: %.300s", err, body)
+	}
+	switch {
+	case len(env.Result) != 20:
+		return fmt.Errorf("answer holds %d accounts, want 20: %.300s", len(env.Result), body)
+	case env.MapKeysFlag == nil || !*env.MapKeysFlag || env.TimeStamp == "":
+		return fmt.Errorf("answer lacks the envelope's mapKeysFlag or timeStamp: %.300s", body)
+	case env.Result[0]["totalAssets"] == nil || env.Result[0]["Total_Assets__c"] != nil:
+		return fmt.Errorf("answer is not in v2's exposed names: %.300s", body)
+	}
+	return nil
+}
+
+// freeAddr returns a loopback address with a port free at the time of the
+// call, for a process that takes its address from its config.
+func freeAddr(host string) (string, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return "", err
+	}
+	addr := ln.Addr().String()
+	return addr, ln.Close()
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMain lets the test binary serve the roles the harness re-executes
+// itself in (backend, proxy).
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func TestSmokeRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three processes and builds the gateway")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out, log bytes.Buffer
+	code := run(ctx, []string{"-smoke", "-json"}, &out, &log)
+	require.Equal(t, 0, code, log.String())
+	var rep report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	require.Len(t, rep.Targets, 3)
+	for _, tr := range rep.Targets {
+		assert.Positive(t, tr.Requests, tr.Name)
+		assert.Zero(t, tr.Errors, tr.Name)
+		assert.Positive(t, tr.P99Millis, tr.Name)
+		assert.GreaterOrEqual(t, tr.P999Millis, tr.P99Millis, tr.Name)
+		assert.Positive(t, tr.CPUMicrosPerR, "%s: its process's CPU is read", tr.Name)
+		assert.Len(t, tr.RoundRPS, 2, tr.Name)
+	}
+	assert.Equal(t, "gateway", rep.Targets[2].Name)
+	assert.Positive(t, rep.GatewayVsProxy.CPUPerRequest)
+	assert.GreaterOrEqual(t, rep.CallLogLines, rep.Targets[2].Requests, "every gateway call is logged to the collector")
+}
+
+func TestFlagsRefuseWhatIsNotLoopbackOrBounded(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc string
+		args []string
+	}{
+		{desc: "a remote host", args: []string{"-host", "10.0.0.1"}},
+		{desc: "a host name", args: []string{"-host", "example.com"}},
+		{desc: "the wildcard address", args: []string{"-host", "0.0.0.0"}},
+		{desc: "no rounds", args: []string{"-rounds", "0"}},
+		{desc: "no time", args: []string{"-duration", "0s"}},
+		{desc: "an unbounded run", args: []string{"-rounds", "1000", "-duration", "10s"}},
+		{desc: "too many in flight", args: []string{"-concurrency", "100000"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			var out, log bytes.Buffer
+			assert.Equal(t, 2, run(context.Background(), tt.args, &out, &log))
+			assert.Empty(t, out.String())
+		})
+	}
+}
+
+func TestProxyRefusesARemoteBackend(t *testing.T) {
+	t.Parallel()
+	_, err := newProxy("http://192.0.2.1:8080")
+	assert.Error(t, err)
+	_, err = newProxy("http://127.0.0.1:8080")
+	assert.NoError(t, err)
+}
+
+func TestParseStat(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc, line string
+		want       time.Duration
+		wantErr    bool
+	}{
+		{desc: "plain", line: "42 (gateway) S 1 42 42 0 -1 4194560 1000 0 0 0 250 30 0 0 20 0 8 0 100 0 0",
+			want: 280 * 10 * time.Millisecond},
+		{desc: "name with spaces and parentheses", line: "7 (a (b) c) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 1 0 0",
+			want: 7 * 10 * time.Millisecond},
+		{desc: "truncated", line: "7 (x) R 1 7", wantErr: true},
+		{desc: "no name", line: "7 x R", wantErr: true},
+		{desc: "not a number", line: "7 (x) R 1 7 7 0 -1 0 0 0 0 0 a 4 0", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			got, err := parseStat(tt.line, 10*time.Millisecond)
+			if tt.wantErr {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func FuzzParseStat(f *testing.F) {
+	f.Add("42 (gateway) S 1 42 42 0 -1 4194560 1000 0 0 0 250 30 0 0 20 0 8 0 100 0 0")
+	f.Add("7 (a (b) c) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 1 0 0")
+	f.Add(")")
+	f.Fuzz(func(t *testing.T, line string) {
+		d, err := parseStat(line, 10*time.Millisecond)
+		if err == nil && d < 0 {
+			t.Fatalf("negative CPU time %s from %q", d, line)
+		}
+	})
+}
+
+func TestCheckEnvelope(t *testing.T) {
+	t.Parallel()
+	h := backendHandler()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, backendPath, nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	var accounts []map[string]any
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &accounts))
+	require.Len(t, accounts, 20)
+	assert.Len(t, accounts[0], 24, "every field of the Account model")
+
+	unmapped := []byte(`{"result":` + rec.Body.String() + `,"timeStamp":"t","mapKeysFlag":true}`)
+	assert.Error(t, checkEnvelope(unmapped), "internal names are not v2's")
+	assert.Error(t, checkEnvelope(rec.Body.Bytes()), "a bare list is not an envelope")
+	assert.Error(t, checkEnvelope([]byte(`{"result":[],"timeStamp":"t","mapKeysFlag":true}`)))
+
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/other", nil))
+	assert.Equal(t, http.StatusNotFound, rec.Code)
+}

@@ -1,0 +1,71 @@
+// Command loadtest measures the gateway against the cheapest alternatives
+// on the same machine: the account backend answered directly, and a bare
+// httputil.ReverseProxy in front of it. Each target is its own process, so
+// the CPU each one spends per request is read from /proc/<pid>/stat; the
+// targets are driven in interleaved rounds so that drift of the machine
+// (other load, thermal, frequency) touches all three alike.
+//
+//	go run ./cmd/loadtest                  # about a minute, a table on stdout
+//	go run ./cmd/loadtest -smoke           # a few seconds, for CI
+//	go run ./cmd/loadtest -json            # machine-readable
+//
+// Everything listens on loopback and the run is bounded in time: the
+// harness refuses any other host.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	o.register(fs)
+	serveBackend := fs.Bool("serve-backend", false, "internal: serve the fixed account backend and print its address")
+	serveProxy := fs.String("serve-proxy", "", "internal: serve a reverse proxy to this backend URL and print its address")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var err error
+	switch {
+	case *serveBackend:
+		err = serveChild(ctx, o.host, stdout, backendHandler())
+	case *serveProxy != "":
+		var h proxyHandler
+		if h, err = newProxy(*serveProxy); err == nil {
+			err = serveChild(ctx, o.host, stdout, h)
+		}
+	default:
+		if err = o.check(); err != nil {
+			fmt.Fprintf(stderr, "loadtest: %v\n", err)
+			return 2
+		}
+		var rep *report
+		if rep, err = measure(ctx, o, stderr); err == nil {
+			if o.json {
+				err = rep.writeJSON(stdout)
+			} else {
+				rep.writeTable(stdout)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "loadtest: %v\n", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Target names, in the order of the report.
+const (
+	targetBackend = "backend"
+	targetProxy   = "proxy"
+	targetGateway = "gateway"
+)
+
+func targetNames() []string { return []string{targetBackend, targetProxy, targetGateway} }
+
+// target is one process under load and what was measured of it.
+type target struct {
+	name   string
+	url    string
+	proc   *child
+	client *http.Client
+
+	requests, errors int64
+	elapsed, cpu     time.Duration
+	hist             *hdrhistogram.Histogram
+	roundRPS         []float64
+}
+
+// measure starts the three targets and the collector, warms each up, runs
+// the interleaved rounds and stops everything.
+func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
+	dir, err := os.MkdirTemp("", "loadtest-")
+	if err != nil {
+		return nil, err
+	}
+	if o.keep {
+		fmt.Fprintf(log, "loadtest: files in %s\n", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	bin := o.gatewayBin
+	if bin == "" {
+		fmt.Fprintln(log, "loadtest: building the gateway")
+		if bin, err = buildGateway(ctx, dir, log); err != nil {
+			return nil, err
+		}
+	}
+
+	lines, stopCollector, err := startCollector(o.host)
+	if err != nil {
+		return nil, err
+	}
+	defer stopCollector()
+
+	backend, err := startChild(ctx, targetBackend, childCommand(self, "-serve-backend", "-host", o.host))
+	if err != nil {
+		return nil, err
+	}
+	defer backend.stop()
+	proxy, err := startChild(ctx, targetProxy, childCommand(self, "-serve-proxy", backend.url, "-host", o.host))
+	if err != nil {
+		return nil, err
+	}
+	defer proxy.stop()
+	gw, err := startGateway(ctx, bin, dir, o.host, backend.url, lines.url)
+	if err != nil {
+		return nil, err
+	}
+	stopGateway := sync1(gw.stop)
+	defer stopGateway()
+
+	targets := []*target{
+		{name: targetBackend, url: backend.url + backendPath, proc: backend},
+		{name: targetProxy, url: proxy.url + backendPath, proc: proxy},
+		{name: targetGateway, url: gw.url + gatewayPath, proc: gw},
+	}
+	tick := clockTick()
+	for _, t := range targets {
+		t.client = newClient(o.concurrency)
+		t.hist = newHistogram()
+		fmt.Fprintf(log, "loadtest: warming up %s (%s)\n", t.name, t.url)
+		if r := drive(ctx, t.client, t.url, o.concurrency, o.warmup); r.requests == 0 && o.warmup > 0 {
+			return nil, fmt.Errorf("%s answered no request during the warm-up (%d errors)", t.name, r.errors)
+		}
+	}
+	for round := range o.rounds {
+		// Rotated so that no target always runs right after the same one.
+		for i := range targets {
+			t := targets[(i+round)%len(targets)]
+			if err := t.round(ctx, o, tick); err != nil {
+				return nil, err
+			}
+		}
+		fmt.Fprintf(log, "loadtest: round %d/%d done\n", round+1, o.rounds)
+	}
+	if err := checkGateway(gw.url); err != nil {
+		return nil, fmt.Errorf("gateway after the run: %w", err)
+	}
+	stopGateway() // flushes the call log
+	return newReport(o, targets, lines.Load()), nil
+}
+
+// round drives t for one measured stretch, reading its process's CPU time
+// before and after.
+func (t *target) round(ctx context.Context, o options, tick time.Duration) error {
+	cpu0, err := t.proc.cpuTime(tick)
+	if err != nil {
+		return fmt.Errorf("%s: %w", t.name, err)
+	}
+	r := drive(ctx, t.client, t.url, o.concurrency, o.duration)
+	cpu1, err := t.proc.cpuTime(tick)
+	if err != nil {
+		return fmt.Errorf("%s: %w", t.name, err)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	t.requests += r.requests
+	t.errors += r.errors
+	t.elapsed += r.elapsed
+	t.cpu += cpu1 - cpu0
+	t.hist.Merge(r.hist)
+	t.roundRPS = append(t.roundRPS, float64(r.requests)/r.elapsed.Seconds())
+	return nil
+}
+
+// childCommand re-executes the harness in one of its serving roles.
+func childCommand(self string, args ...string) *exec.Cmd {
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// childEnv marks a re-executed harness, so a test binary serves its role
+// instead of running the tests.
+const childEnv = "LOADTEST_CHILD"
+
+// collector counts the call log lines the gateway ships.
+type collector struct {
+	atomic.Int64
+	url string
+}
+
+func startCollector(host string) (*collector, func(), error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return nil, nil, err
+	}
+	c := &collector{url: "http://" + ln.Addr().String() + "/log"}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		c.Add(int64(strings.Count(string(b), "\n")))
+	})}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(os.Stderr, "loadtest: collector:", err)
+		}
+	}()
+	return c, func() { _ = srv.Close() }, nil
+}
+
+// sync1 makes f safe to call twice: the second call does nothing.
+func sync1(f func()) func() {
+	done := false
+	return func() {
+		if !done {
+			done = true
+			f()
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"text/tabwriter"
+)
+
+// report is the outcome of a run; its JSON form is what -json prints.
+type report struct {
+	Duration    string `json:"duration"`
+	Warmup      string `json:"warmup"`
+	Rounds      int    `json:"rounds"`
+	Concurrency int    `json:"concurrency"`
+	CPUs        int    `json:"cpus"`
+	GoVersion   string `json:"goVersion"`
+	// ClockTick is what CPU times are counted in.
+	ClockTick string         `json:"clockTick"`
+	Targets   []targetReport `json:"targets"`
+	// GatewayVsProxy are the gateway's figures divided by the bare proxy's.
+	GatewayVsProxy ratios `json:"gatewayVsProxy"`
+	// CallLogLines is how many call log lines reached the collector.
+	CallLogLines int64 `json:"callLogLines"`
+}
+
+// targetReport are the figures of one target over all rounds; latencies
+// in milliseconds.
+type targetReport struct {
+	Name          string    `json:"name"`
+	Requests      int64     `json:"requests"`
+	Errors        int64     `json:"errors"`
+	RPS           float64   `json:"rps"`
+	RoundRPS      []float64 `json:"roundRps"`
+	P50Millis     float64   `json:"p50Ms"`
+	P99Millis     float64   `json:"p99Ms"`
+	P999Millis    float64   `json:"p999Ms"`
+	CPUMicrosPerR float64   `json:"cpuMicrosPerRequest"`
+	// CPUCores is the target process's CPU time over wall time.
+	CPUCores float64 `json:"cpuCores"`
+}
+
+type ratios struct {
+	CPUPerRequest float64 `json:"cpuPerRequest"`
+	P50           float64 `json:"p50"`
+	P99           float64 `json:"p99"`
+	RPS           float64 `json:"rps"`
+}
+
+func newReport(o options, targets []*target, lines int64) *report {
+	r := &report{Duration: o.duration.String(), Warmup: o.warmup.String(), Rounds: o.rounds,
+		Concurrency: o.concurrency, CPUs: runtime.NumCPU(), GoVersion: runtime.Version(),
+		ClockTick: clockTick().String(), CallLogLines: lines}
+	byName := map[string]targetReport{}
+	for _, t := range targets {
+		tr := targetReport{Name: t.name, Requests: t.requests, Errors: t.errors, RoundRPS: t.roundRPS,
+			P50Millis: millis(t.hist.ValueAtQuantile(50)), P99Millis: millis(t.hist.ValueAtQuantile(99)),
+			P999Millis: millis(t.hist.ValueAtQuantile(99.9))}
+		if t.elapsed > 0 {
+			tr.RPS = float64(t.requests) / t.elapsed.Seconds()
+			tr.CPUCores = t.cpu.Seconds() / t.elapsed.Seconds()
+		}
+		if t.requests > 0 {
+			tr.CPUMicrosPerR = float64(t.cpu.Microseconds()) / float64(t.requests)
+		}
+		r.Targets = append(r.Targets, tr)
+		byName[t.name] = tr
+	}
+	gw, px := byName[targetGateway], byName[targetProxy]
+	r.GatewayVsProxy = ratios{CPUPerRequest: ratio(gw.CPUMicrosPerR, px.CPUMicrosPerR),
+		P50: ratio(gw.P50Millis, px.P50Millis), P99: ratio(gw.P99Millis, px.P99Millis), RPS: ratio(gw.RPS, px.RPS)}
+	return r
+}
+
+func millis(micros int64) float64 { return float64(micros) / 1000 }
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func (r *report) writeJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func (r *report) writeTable(w io.Writer) {
+	fmt.Fprintf(w, "%d rounds x %s per target, %d in flight, %d CPUs, %s, CPU tick %s\n\n",
+		r.Rounds, r.Duration, r.Concurrency, r.CPUs, r.GoVersion, r.ClockTick)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "target\trequests\terrors\treq/s\tp50 ms\tp99 ms\tp99.9 ms\tCPU µs/req\tCPU cores\t")
+	for _, t := range r.Targets {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.3f\t%.3f\t%.3f\t%.1f\t%.2f\t\n", t.Name, t.Requests, t.Errors, t.RPS,
+			t.P50Millis, t.P99Millis, t.P999Millis, t.CPUMicrosPerR, t.CPUCores)
+	}
+	_ = tw.Flush()
+	g := r.GatewayVsProxy
+	fmt.Fprintf(w, "\ngateway / proxy: CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
+		g.CPUPerRequest, g.P50, g.P99, g.RPS)
+	fmt.Fprintf(w, "call log lines at the collector: %d\n", r.CallLogLines)
+}
