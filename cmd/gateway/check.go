@@ -33,7 +33,14 @@ func check(path string, stdout, stderr io.Writer, getenv func(string) string) in
 	cfg, table, err := loadConfig(path, getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s is not valid:\n", path)
-		for _, line := range problemLines(err) {
+		// The header names the file; Load's prefix on its first problem
+		// would name it again on one line only.
+		lines := problemLines(err)
+		for i, line := range lines {
+			lines[i] = strings.TrimPrefix(line, "config "+path+": ")
+		}
+		sort.Strings(lines)
+		for _, line := range lines {
 			fmt.Fprintf(stderr, "  %s\n", line)
 		}
 		return 1

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
+
+// TestCheckGolden runs `gateway check -config FILE` on each config of
+// testdata/check and compares the exit code, stdout and stderr with
+// FILE.golden (refresh with go test -run TestCheckGolden -update).
+func TestCheckGolden(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc, file string
+		code       int
+	}{
+		{desc: "valid config prints the route table", file: "good.yaml", code: 0},
+		{desc: "unknown keys", file: "unknown_key.yaml", code: 1},
+		{desc: "key map collision", file: "keymap_collision.yaml", code: 1},
+		{desc: "produces map that cannot be reversed", file: "produces_not_reversible.yaml", code: 1},
+		{desc: "unknown upstream", file: "unknown_upstream.yaml", code: 1},
+		{desc: "duplicate route", file: "duplicate_route.yaml", code: 1},
+		{desc: "several problems at once", file: "several_problems.yaml", code: 1},
+		{desc: "missing file", file: "missing.yaml", code: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join("testdata", "check", tt.file)
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), []string{"check", "-config", path}, &stdout, &stderr, func(string) string { return "" })
+			assert.Equal(t, tt.code, code)
+			if tt.code == 0 {
+				assert.Empty(t, stderr.String())
+			} else {
+				assert.Empty(t, stdout.String(), "problems go to stderr only")
+			}
+			got := fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", code, stdout.String(), stderr.String())
+			golden := strings.TrimSuffix(path, ".yaml") + ".golden"
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), got)
+		})
+	}
+}
+
+func TestCheckShippedConfig(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"check", "-config", filepath.Join("..", "..", "config.yaml")}, &stdout, &stderr,
+		func(string) string { return "" })
+	require.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stdout.String(), "/{version}/settings/endpoints")
+}
