@@ -102,4 +102,9 @@ type Result struct {
 	// OmitFlags leaves mapKeysFlag and serializeNulls out of the envelope
 	// (the endpoint listing).
 	OmitFlags bool
+	// Raw sends JSON as the whole answer: no key map, no null removal, no
+	// envelope. Only for documents whose shape another standard fixes (the
+	// OpenAPI document); Server-Timing and the call's bookkeeping are kept,
+	// and errors are still enveloped. JSON must be valid and non-nil.
+	Raw bool
 }

@@ -67,6 +67,10 @@ func (w *Writer) Serve(h Handler) http.Handler {
 // envelope; a result that cannot be serialised is answered as
 // SERIALIZATION_FAILED before anything is sent.
 func (w *Writer) Success(rw http.ResponseWriter, c *Call, res Result) {
+	if res.Raw {
+		w.raw(rw, c, res)
+		return
+	}
 	bp := w.pool.Get().(*[]byte)
 	defer w.put(bp)
 	buf := envelope.AppendResultStart((*bp)[:0])
@@ -105,6 +109,16 @@ func (w *Writer) Success(rw http.ResponseWriter, c *Call, res Result) {
 	buf = envelope.AppendMeta(buf, meta)
 	*bp = buf[:0]
 	w.send(rw, status, buf)
+}
+
+// raw sends res.JSON as it is (see Result.Raw).
+func (w *Writer) raw(rw http.ResponseWriter, c *Call, res Result) {
+	status := res.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.finish(rw, c, status)
+	w.send(rw, status, res.JSON)
 }
 
 func serializationError(err error) error {
