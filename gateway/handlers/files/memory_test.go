@@ -1,0 +1,129 @@
+package files_test
+
+import (
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The whole route, client body to backend, must cost bounded memory
+// whatever the upload's size.
+const (
+	bigUploadBytes = 200 << 20
+	heapBound      = 32 << 20
+)
+
+// patternReader yields n bytes of a fixed pattern without holding them.
+type patternReader struct{ left int64 }
+
+func (p *patternReader) Read(b []byte) (int, error) {
+	if p.left == 0 {
+		return 0, io.EOF
+	}
+	if int64(len(b)) > p.left {
+		b = b[:p.left]
+	}
+	for i := range b {
+		b[i] = byte('a' + i%26)
+	}
+	p.left -= int64(len(b))
+	return len(b), nil
+}
+
+// heapPeak samples HeapInuse until the returned stop is called, and
+// returns the peak.
+func heapPeak() (stop func() uint64) {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return peak.Load()
+	}
+}
+
+func TestLargeUploadThroughTheRouterStaysInBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spools 200 MiB to disk and sends it twice over loopback")
+	}
+	var received atomic.Int64
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		received.Store(n)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		_, _ = io.WriteString(w, `{"hasErrors":false,"results":[{"statusCode":201,"result":{"id":"0D5xx0000000001"}}]}`)
+	}))
+	defer backend.Close()
+	g := newGateway(t, backend.URL, backend.Client(), 1<<30)
+	front := httptest.NewServer(g)
+	defer front.Close()
+
+	// The client's body is generated while the gateway reads it.
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		err := func() error {
+			if err := mw.WriteField("subjectId", subject); err != nil {
+				return err
+			}
+			fw, err := mw.CreateFormFile("file", "big.bin")
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(fw, &patternReader{left: bigUploadBytes}); err != nil {
+				return err
+			}
+			return mw.Close()
+		}()
+		pw.CloseWithError(err)
+	}()
+
+	runtime.GC()
+	stop := heapPeak()
+	req, err := http.NewRequest(http.MethodPost, front.URL+"/v1/files", pr)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err := front.Client().Do(req)
+	require.NoError(t, err)
+	answer, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	peak := stop()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", answer)
+	assert.Contains(t, string(answer), `"id":"0D5xx0000000001"`)
+	assert.Greater(t, received.Load(), int64(bigUploadBytes), "the backend got the whole file")
+	t.Logf("HeapInuse peak over a %d MiB upload through the router: %.1f MiB", bigUploadBytes>>20, float64(peak)/(1<<20))
+	assert.Less(t, peak, uint64(heapBound), "HeapInuse peak")
+	assert.Empty(t, g.spooled(t), "spool file removed")
+}

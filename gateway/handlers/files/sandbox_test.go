@@ -1,0 +1,92 @@
+package files_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/upstreams"
+	"github.com/restgate/gateway/upstreams/sandbox"
+)
+
+// sandboxGateway serves the files route against the reference batch upload,
+// through the shared upstream client that adds the bearer token.
+func sandboxGateway(t *testing.T) (*gateway, string, func(id string) (title, storedPath string)) {
+	t.Helper()
+	db, err := sandbox.OpenDB(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	store := filepath.Join(t.TempDir(), "files")
+	h, err := sandbox.NewFiles(db, store)
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	client, err := upstreams.NewClient("files", upstreams.Settings{URL: srv.URL, Retry: upstreams.RetrySettings{Attempts: 1},
+		Auth: upstreams.AuthSettings{BearerToken: "sandbox-token"}}, nil)
+	require.NoError(t, err)
+	t.Cleanup(client.Close)
+	lookup := func(id string) (string, string) {
+		var title, path string
+		require.NoError(t, db.QueryRow(`SELECT title, stored_path FROM files_items WHERE id = ? AND subject_id = ?`, id, subject).
+			Scan(&title, &path))
+		return title, path
+	}
+	return newGateway(t, srv.URL, client, 1<<30), store, lookup
+}
+
+func TestSandboxUpload(t *testing.T) {
+	t.Parallel()
+	g, _, lookup := sandboxGateway(t)
+	contents := map[string]string{"a.txt": "first file", "b.bin": string([]byte{0, 1, 2, 255})}
+	ct, body := form(t,
+		part{name: "file", filename: "a.txt", content: contents["a.txt"]},
+		part{name: "subjectId", content: subject},
+		part{name: "file", filename: "b.bin", content: contents["b.bin"]},
+		part{name: "title", content: "Title A"},
+	)
+	a := send(t, g, ct, bytes.NewReader(body))
+	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
+	var results []struct {
+		Title      string `json:"title"`
+		StatusCode int    `json:"statusCode"`
+		ID         string `json:"id"`
+	}
+	require.NoError(t, json.Unmarshal(a.Result, &results))
+	require.Len(t, results, 2)
+	for i, want := range []struct{ title, filename string }{{"Title A", "a.txt"}, {"b.bin", "b.bin"}} {
+		r := results[i]
+		assert.Equal(t, want.title, r.Title)
+		assert.Equal(t, http.StatusCreated, r.StatusCode)
+		require.NotEmpty(t, r.ID)
+		title, stored := lookup(r.ID)
+		assert.Equal(t, want.title, title)
+		got, err := os.ReadFile(stored)
+		require.NoError(t, err)
+		assert.Equal(t, contents[want.filename], string(got))
+	}
+	assert.Empty(t, g.spooled(t))
+}
+
+func TestSandboxRequiresToken(t *testing.T) {
+	t.Parallel()
+	db, err := sandbox.OpenDB(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	h, err := sandbox.NewFiles(db, t.TempDir())
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	g := newGateway(t, srv.URL, httpClient(), 1<<20) // no credentials added
+	ct, body := form(t, part{name: "subjectId", content: subject}, part{name: "file", filename: "a.txt", content: "a"})
+	a := send(t, g, ct, bytes.NewReader(body))
+	assert.Equal(t, http.StatusUnauthorized, a.Status)
+	assert.Equal(t, "SOBJECT_OPERATION_FAILED", a.ResponseCode.ID)
+	assert.Contains(t, a.ResponseCode.FormattedSystemMessage, "Session expired or invalid")
+}
