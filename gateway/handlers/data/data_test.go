@@ -1,0 +1,158 @@
+package data_test
+
+import (
+	"net/http"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestQueryMapsRecordsByType(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc, version, want string
+	}{
+		{desc: "v1: the model's legacy names, derived names for Contact, nulls dropped", version: "v1", want: `{
+			"totalSize":5,"done":false,"nextRecordsUrl":"/v1/query/01gD0000002HU6KIAW-3","records":[
+			{"attributes":{"type":"Account","url":"/services/data/v35.0/sobjects/Account/001A"},"id":"001A","accountname":"Acme","totalAssets":12.50},
+			{"attributes":{"type":"Contact","url":"/services/data/v35.0/sobjects/Contact/003B"},"id":"003B","firstName":"Ann","lastName":"Lee"},
+			{"attributes":{"type":"AggregateResult"},"expr0":7}]}`},
+		{desc: "v2: derived names", version: "v2", want: `{
+			"totalSize":5,"done":false,"nextRecordsUrl":"/v2/query/01gD0000002HU6KIAW-3","records":[
+			{"attributes":{"type":"Account","url":"/services/data/v35.0/sobjects/Account/001A"},"id":"001A","name":"Acme","totalAssets":12.50},
+			{"attributes":{"type":"Contact","url":"/services/data/v35.0/sobjects/Contact/003B"},"id":"003B","firstName":"Ann","lastName":"Lee"},
+			{"attributes":{"type":"AggregateResult"},"expr0":7}]}`},
+		{desc: "v3: nulls kept", version: "v3", want: `{
+			"totalSize":5,"done":false,"nextRecordsUrl":"/v3/query/01gD0000002HU6KIAW-3","records":[
+			{"attributes":{"type":"Account","url":"/services/data/v35.0/sobjects/Account/001A"},"id":"001A","name":"Acme","totalAssets":12.50,"billingCity":null},
+			{"attributes":{"type":"Contact","url":"/services/data/v35.0/sobjects/Contact/003B"},"id":"003B","firstName":"Ann","lastName":"Lee","email":null},
+			{"attributes":{"type":"AggregateResult"},"expr0":7,"Name_Total":null}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			api := newFakeAPI(t)
+			a := get(t, newGateway(t, api.URL, httpClient()), queryPath(tt.version, "SELECT mixed"))
+			require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
+			assert.JSONEq(t, tt.want, string(a.Result))
+			assert.Contains(t, string(a.Result), `"totalAssets":12.50`, "numbers keep their text")
+		})
+	}
+}
+
+func TestQueryMoreFollowsTheGatewayLocator(t *testing.T) {
+	t.Parallel()
+	api := newFakeAPI(t)
+	gw := newGateway(t, api.URL, httpClient())
+	a := get(t, gw, "/v2/query/01gD0000002HU6KIAW-3")
+	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
+	assert.JSONEq(t, `{"totalSize":5,"done":true,"records":[
+		{"attributes":{"type":"Contact","url":"/services/data/v35.0/sobjects/Contact/003C"},"id":"003C","firstName":"Bo","lastName":"Ng","email":"bo@example.com"},
+		{"attributes":{"type":"Account","url":"/services/data/v35.0/sobjects/Account/001D"},"id":"001D","name":"Initech"}]}`, string(a.Result))
+}
+
+func TestSearchMapsRecords(t *testing.T) {
+	t.Parallel()
+	api := newFakeAPI(t)
+	a := get(t, newGateway(t, api.URL, httpClient()), "/v2/search?q=FIND+%7BAnn%7D")
+	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
+	assert.JSONEq(t, `{"searchRecords":[{"attributes":{"type":"Contact","url":"/x"},"id":"003B","firstName":"Ann"}]}`, string(a.Result))
+}
+
+func TestPassThroughAnswers(t *testing.T) {
+	t.Parallel()
+	api := newFakeAPI(t)
+	gw := newGateway(t, api.URL, httpClient())
+	a := get(t, gw, "/v2/data")
+	require.Equal(t, http.StatusOK, a.Status)
+	assert.JSONEq(t, `[{"label":"Winter '16","url":"/services/data/v35.0","version":"35.0"}]`, string(a.Result))
+	a = get(t, gw, "/v2/sobjects/Contact/describe")
+	require.Equal(t, http.StatusOK, a.Status)
+	assert.JSONEq(t, contactDescribe, string(a.Result), "describe keeps the internal names")
+	a = get(t, gw, "/v1/sobjects/Contact")
+	require.Equal(t, http.StatusOK, a.Status)
+	assert.JSONEq(t, `{"objectDescribe":{"name":"Contact"},"recentItems":[]}`, string(a.Result))
+}
+
+func TestErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc, path string
+		status     int
+		code       string
+		client     string
+		system     string
+	}{
+		{desc: "query without q", path: "/v2/query", status: 400, code: "PARAMETER_INVALID", client: "Invalid parameter q: required"},
+		{desc: "blank query", path: "/v2/query?q=+", status: 400, code: "PARAMETER_INVALID", client: "Invalid parameter q: required"},
+		{desc: "two queries", path: "/v2/query?q=a&q=b", status: 400, code: "PARAMETER_INVALID", client: "given more than once"},
+		{desc: "search without q", path: "/v2/search?q=", status: 400, code: "PARAMETER_INVALID", client: "Invalid parameter q"},
+		{desc: "malformed query", path: queryPath("v2", "SELECT Id FORM Account"), status: 400, code: "QUERY_OPERATION_FAILED",
+			system: "unexpected token: FORM"},
+		{desc: "bad locator", path: "/v2/query/01gXXX-1", status: 400, code: "QUERY_OPERATION_FAILED", system: "invalid query locator"},
+		{desc: "locator refused before sending", path: "/v2/query/01g%2E%2E", status: 400, code: "QUERY_OPERATION_FAILED",
+			system: "malformed query locator"},
+		{desc: "bad search", path: "/v2/search?q=x", status: 400, code: "SEARCH_FAILED", system: "longer than one character"},
+		{desc: "unknown type", path: "/v2/sobjects/Nope__c/describe", status: 404, code: "SOBJECT_OPERATION_FAILED",
+			system: "The requested resource does not exist"},
+		{desc: "unknown type basics", path: "/v2/sobjects/Nope__c", status: 404, code: "SOBJECT_OPERATION_FAILED"},
+		{desc: "unknown API version", path: "/v2/data/v99.0", status: 404, code: "SOBJECT_OPERATION_FAILED"},
+		{desc: "backend failure", path: queryPath("v2", "SELECT down"), status: 502, code: "CALLOUT_FAILED",
+			system: "An unexpected error occurred."},
+		{desc: "next batch elsewhere", path: queryPath("v2", "SELECT odd next"), status: 502, code: "CALLOUT_FAILED",
+			system: "nextRecordsUrl is not a query locator"},
+		{desc: "records not an array", path: queryPath("v2", "SELECT broken"), status: 502, code: "CALLOUT_FAILED",
+			system: "records is not an array"},
+	}
+	api := newFakeAPI(t)
+	gw := newGateway(t, api.URL, httpClient())
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			a := get(t, gw, tt.path)
+			assert.Equal(t, tt.status, a.Status)
+			assert.Equal(t, tt.code, a.ResponseCode.ID)
+			assert.Contains(t, a.ResponseCode.FormattedClientMessage, tt.client)
+			assert.Contains(t, a.ResponseCode.FormattedSystemMessage, tt.system)
+			if tt.system != "" {
+				assert.NotContains(t, a.ResponseCode.FormattedClientMessage, tt.system, "backend text only in the system message")
+			}
+		})
+	}
+}
+
+func TestModelOfAnUndeclaredTypeDescribesOnce(t *testing.T) {
+	t.Parallel()
+	api := newFakeAPI(t)
+	api.describeGate = make(chan struct{})
+	gw := newGateway(t, api.URL, httpClient())
+	const callers = 50
+	results := make([]answer, callers)
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = get(t, gw, "/v2/settings/model/Contact")
+		}()
+	}
+	// Let the callers pile up on the one describe in flight, then answer.
+	for api.describes.Load() == 0 {
+		runtime.Gosched()
+	}
+	close(api.describeGate)
+	wg.Wait()
+	for _, a := range results {
+		require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
+		assert.JSONEq(t, `{"AccountId":"accountId","Email":"email","FirstName":"firstName","Id":"id","LastName":"lastName"}`, string(a.Result))
+	}
+	assert.Equal(t, int32(1), api.describes.Load(), "one describe for 50 concurrent requests")
+
+	// The query mapping uses the same cache.
+	a := get(t, gw, queryPath("v2", "SELECT mixed"))
+	require.Equal(t, http.StatusOK, a.Status)
+	assert.Equal(t, int32(2), api.describes.Load(), "only AggregateResult was described for the query")
+}

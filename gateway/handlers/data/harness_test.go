@@ -1,0 +1,109 @@
+package data_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/envelope"
+	"github.com/restgate/gateway/gateway/handlers/data"
+	"github.com/restgate/gateway/gateway/handlers/settings"
+	"github.com/restgate/gateway/gateway/middleware"
+	"github.com/restgate/gateway/gateway/router"
+	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/upstreams"
+)
+
+// accountFields is the declared Account model of the tests; Contact is left
+// undeclared so its map comes from the describe.
+func accountFields() []string {
+	return []string{"Id", "Name", "Total_Assets__c", "BillingCity", "Type"}
+}
+
+// testConfig declares every data route, v1 with a legacy name for
+// Account.Name, v3 keeping nulls, and /settings/model.
+func testConfig() *config.Config {
+	keep := false
+	cfg := &config.Config{
+		Versions: []string{"v1", "v2", "v3"},
+		Models: map[string]config.Model{"Account": {Fields: accountFields(),
+			Versions: map[string]config.ModelVersion{"v1": {MapKeys: map[string]string{"Name": "accountname"}}}}},
+		Upstreams: map[string]upstreams.Settings{"data": {URL: "http://unused"}},
+		Routes: []config.Route{
+			{Path: "/{version}/settings/model/{objectName}", Kind: config.KindModel},
+			{Path: "/{version}/data", Kind: config.KindData, Action: data.ActionVersions, Upstream: "data"},
+			{Path: "/{version}/data/{apiVersion}", Kind: config.KindData, Action: data.ActionResources, Upstream: "data"},
+			{Path: "/{version}/sobjects", Kind: config.KindData, Action: data.ActionSObjects, Upstream: "data"},
+			{Path: "/{version}/sobjects/{type}", Kind: config.KindData, Action: data.ActionSObject, Upstream: "data"},
+			{Path: "/{version}/sobjects/{type}/describe", Kind: config.KindData, Action: data.ActionDescribe, Upstream: "data"},
+			{Path: "/{version}/query", Kind: config.KindData, Action: data.ActionQuery, Upstream: "data",
+				Versions: map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {SerializeNulls: &keep}}},
+			{Path: "/{version}/query/{locator}", Kind: config.KindData, Action: data.ActionQueryMore, Upstream: "data",
+				Versions: map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {SerializeNulls: &keep}}},
+			{Path: "/{version}/search", Kind: config.KindData, Action: data.ActionSearch, Upstream: "data"},
+		},
+	}
+	config.Defaults(cfg)
+	return cfg
+}
+
+// newGateway serves testConfig against the data API at baseURL through the
+// real router, writer (system messages exposed) and trace middleware.
+func newGateway(tb testing.TB, baseURL string, doer upstreams.Doer) http.Handler {
+	tb.Helper()
+	cfg := testConfig()
+	table, err := routes.Build(cfg)
+	require.NoError(tb, err)
+	backends := data.Backends(func(name string) (*data.Backend, error) {
+		return data.NewBackend(baseURL, cfg.Upstreams[name].Options, doer, time.Minute)
+	})
+	fields, err := backends("data")
+	require.NoError(tb, err)
+	w := call.NewWriter(call.WriterConfig{Catalog: envelope.NewCatalog(), ExposeSystemMessages: true,
+		MaxOutput: 1 << 20, MaxDepth: cfg.Mapping.MaxDepth})
+	h, err := router.New(table, router.Options{Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes,
+		Kinds: map[string]router.Factory{
+			config.KindData:  data.New(backends, table, data.Options{}),
+			config.KindModel: settings.Model(table, fields, cfg.Mapping.MaxDepth),
+		}})
+	require.NoError(tb, err)
+	return middleware.Trace(h, time.Now)
+}
+
+// answer is the part of an envelope the tests read.
+type answer struct {
+	Status       int
+	Result       json.RawMessage `json:"result"`
+	ResponseCode struct {
+		ID                     string `json:"id"`
+		FormattedClientMessage string `json:"formattedClientMessage"`
+		FormattedSystemMessage string `json:"formattedSystemMessage"`
+	} `json:"responseCode"`
+}
+
+func get(tb testing.TB, h http.Handler, path string) answer {
+	tb.Helper()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	raw, err := io.ReadAll(rec.Body)
+	require.NoError(tb, err)
+	var a answer
+	require.NoError(tb, json.Unmarshal(raw, &a), "envelope %s", raw)
+	a.Status = rec.Code
+	return a
+}
+
+func queryPath(version, soql string) string {
+	return "/" + version + "/query?" + url.Values{"q": {soql}}.Encode()
+}
+
+func httpClient() *http.Client { return &http.Client{Timeout: 10 * time.Second} }
