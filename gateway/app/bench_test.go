@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -65,8 +66,10 @@ routes:
 // shipper (its collector counts lines).
 func benchGateway(tb testing.TB, list []byte) (http.Handler, *atomic.Int64) {
 	tb.Helper()
+	length := strconv.Itoa(len(list))
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", length)
 		_, _ = w.Write(list)
 	}))
 	tb.Cleanup(backend.Close)

@@ -170,7 +170,7 @@ func (c *Client) call(ctx context.Context, method, u string, body []byte) ([]byt
 		return nil, transportError(ctx, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	data, err := readAnswer(resp)
 	if err != nil {
 		return nil, transportError(ctx, err)
 	}
@@ -181,6 +181,20 @@ func (c *Client) call(ctx context.Context, method, u string, body []byte) ([]byt
 		return nil, invalid(fmt.Sprintf("answer larger than %d bytes", maxBody), nil)
 	}
 	return data, nil
+}
+
+// readAnswer reads at most maxBody+1 bytes of the answer. When the backend
+// sent its length the buffer is allocated once at that size, instead of
+// growing by doubling and copying as io.ReadAll does.
+func readAnswer(resp *http.Response) ([]byte, error) {
+	n := resp.ContentLength
+	if n <= 0 || n > maxBody {
+		return io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	}
+	// MinRead spare bytes let the read that finds EOF happen without growing.
+	buf := bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
+	_, err := buf.ReadFrom(io.LimitReader(resp.Body, maxBody+1))
+	return buf.Bytes(), err
 }
 
 // transportError keeps an *upstreams.Error from the shared client as it is

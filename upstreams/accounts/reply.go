@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/restgate/gateway/mapping"
 	"github.com/restgate/gateway/upstreams"
 )
 
@@ -96,7 +97,7 @@ var errNotArray = errors.New("not a JSON array")
 // isJSONArray reports whether body is one valid JSON array.
 func isJSONArray(body []byte) bool {
 	t := bytes.TrimLeft(body, " \t\r\n")
-	return len(t) > 0 && t[0] == '[' && json.Valid(t)
+	return len(t) > 0 && t[0] == '[' && mapping.Valid(t)
 }
 
 // splitArray returns the elements of a JSON array without decoding them.
