@@ -1,0 +1,75 @@
+{{/*
+Names and labels shared by every template.
+*/}}
+
+{{/* The chart name, or nameOverride. */}}
+{{- define "gateway.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The resource name: fullnameOverride, or release-chart (just the release when it already holds the chart name). 63 characters at most, the DNS label limit. */}}
+{{- define "gateway.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* chart-version, for the helm.sh/chart label. */}}
+{{- define "gateway.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels on every resource. */}}
+{{- define "gateway.labels" -}}
+helm.sh/chart: {{ include "gateway.chart" . }}
+{{ include "gateway.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/* Labels that select the pods; they must never change after the first install (Deployment selectors are immutable). */}}
+{{- define "gateway.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "gateway.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/* The ServiceAccount the pods run as. */}}
+{{- define "gateway.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "gateway.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* config.yaml as deployed: config.content, or the shipped copy in files/. */}}
+{{- define "gateway.config" -}}
+{{- if .Values.config.content }}
+{{- .Values.config.content }}
+{{- else }}
+{{- .Files.Get "files/config.yaml" }}
+{{- end }}
+{{- end }}
+
+{{/* Refuses values that would render a pod the gateway cannot start in. */}}
+{{- define "gateway.validateValues" -}}
+{{- if not (has .Values.auth.mode (list "jwt" "apikey")) }}
+{{- fail (printf "auth.mode must be jwt or apikey, not %q: the gateway refuses none on a non-loopback listener" .Values.auth.mode) }}
+{{- end }}
+{{- if not (has .Values.tls.mode (list "auto" "off" "files")) }}
+{{- fail (printf "tls.mode must be auto, off or files, not %q" .Values.tls.mode) }}
+{{- end }}
+{{- if and (eq .Values.tls.mode "files") (not .Values.tls.secretName) }}
+{{- fail "tls.mode files needs tls.secretName (a kubernetes.io/tls Secret)" }}
+{{- end }}
+{{- if and .Values.secrets.env (not .Values.secrets.existingSecret) }}
+{{- fail "secrets.env names credentials but secrets.existingSecret is empty" }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// good is a rendering of the chart with every optional resource enabled.
+func good(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/good.yaml")
+	require.NoError(t, err)
+	return string(b)
+}
+
+// edit replaces exactly one occurrence of old in s, so a test fails loudly
+// when the fixture no longer holds the text it means to break.
+func edit(t *testing.T, s, old, replacement string) string {
+	t.Helper()
+	require.Equal(t, 1, strings.Count(s, old), "fixture must contain %q exactly once", old)
+	return strings.Replace(s, old, replacement, 1)
+}
+
+func TestRunGoodManifests(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"-config", "testdata/config.yaml"}, strings.NewReader(good(t)), &stdout, &stderr)
+	assert.Equal(t, 0, code, stderr.String())
+	for _, kind := range []string{"apps/v1/Deployment", "v1/Service", "v1/ConfigMap", "v1/ServiceAccount",
+		"autoscaling/v2/HorizontalPodAutoscaler", "policy/v1/PodDisruptionBudget",
+		"networking.k8s.io/v1/NetworkPolicy", "monitoring.coreos.com/v1/ServiceMonitor"} {
+		assert.Contains(t, stdout.String(), kind)
+	}
+}
+
+func TestRunRefusesBadManifests(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc    string
+		mutate  func(t *testing.T, s string) string
+		wantErr error
+		wantMsg string
+	}{
+		{desc: "unknown field in a Deployment spec", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "  revisionHistoryLimit: 5\n", "  revisionHistoryLimit: 5\n  replica: 3\n")
+		}, wantMsg: `unknown field "replica"`},
+		{desc: "misplaced field in a container", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "          imagePullPolicy: IfNotPresent\n", "          imagePullPolicy: IfNotPresent\n          livenesProbe: {}\n")
+		}, wantMsg: `unknown field "livenesProbe"`},
+		{desc: "unknown field in the ServiceMonitor", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "      scheme: http\n", "      scheme: http\n      honorLabel: true\n")
+		}, wantMsg: `unknown field`},
+		{desc: "wrong value type", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "  minReplicas: 2\n", "  minReplicas: two\n")
+		}, wantMsg: "minReplicas"},
+		{desc: "unknown kind", mutate: func(t *testing.T, s string) string {
+			return s + "---\napiVersion: v1\nkind: Secret\nmetadata: {name: leaked}\nstringData: {jwt-secret: x}\n"
+		}, wantErr: ErrUnknownKind},
+		{desc: "old API version", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "apiVersion: policy/v1\n", "apiVersion: policy/v1beta1\n")
+		}, wantErr: ErrUnknownKind},
+		{desc: "writable root filesystem", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "readOnlyRootFilesystem: true", "readOnlyRootFilesystem: false")
+		}, wantErr: ErrRule, wantMsg: "readOnlyRootFilesystem"},
+		{desc: "config mounted with subPath", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "              mountPath: /etc/gateway\n", "              mountPath: /etc/gateway/config.yaml\n              subPath: config.yaml\n")
+		}, wantErr: ErrRule, wantMsg: "subPath"},
+		{desc: "credential as a literal value", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "            - name: GATEWAY_JWT_SECRET\n              valueFrom:\n                secretKeyRef:\n                  name: gateway-credentials\n                  key: jwt-secret\n                  optional: false\n",
+				"            - name: GATEWAY_JWT_SECRET\n              value: 0123456789abcdef0123456789abcdef\n")
+		}, wantErr: ErrRule, wantMsg: "GATEWAY_JWT_SECRET must come from a secretKeyRef"},
+		{desc: "grace period shorter than the drain", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "terminationGracePeriodSeconds: 40", "terminationGracePeriodSeconds: 10")
+		}, wantErr: ErrRule, wantMsg: "terminationGracePeriodSeconds"},
+		{desc: "ServiceMonitor scrapes a port no Service has", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "    - port: admin\n      path: /metrics\n", "    - port: metrics\n      path: /metrics\n")
+		}, wantErr: ErrRule, wantMsg: `port named "metrics"`},
+		{desc: "HPA scales another Deployment", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "    kind: Deployment\n    name: gw-gateway\n", "    kind: Deployment\n    name: other\n")
+		}, wantErr: ErrRule, wantMsg: "scales Deployment/other"},
+		{desc: "no documents", mutate: func(t *testing.T, s string) string { return "# nothing\n---\n" }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			t.Parallel()
+			in := tc.mutate(t, good(t))
+			var stdout, stderr bytes.Buffer
+			assert.Equal(t, 1, run(nil, strings.NewReader(in), &stdout, &stderr))
+			assert.Contains(t, stderr.String(), tc.wantMsg)
+			if tc.wantErr != nil {
+				objs, err := Decode([]byte(in))
+				if err == nil {
+					err = CheckRules(objs)
+				}
+				assert.True(t, errors.Is(err, tc.wantErr), "got %v", err)
+			}
+		})
+	}
+}
+
+func TestDocumentErrorNamesTheTemplate(t *testing.T) {
+	t.Parallel()
+	in := edit(t, good(t), "  revisionHistoryLimit: 5\n", "  revisionHistoryLimit: 5\n  replica: 3\n")
+	_, err := Decode([]byte(in))
+	var de *DocumentError
+	require.True(t, errors.As(err, &de))
+	assert.Equal(t, "gateway/templates/deployment.yaml", de.Source)
+}
+
+func TestConfigMustEqualTheFile(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc string
+		file string
+		want int
+	}{
+		{desc: "the shipped copy", file: "testdata/config.yaml", want: 0},
+		{desc: "another file", file: "testdata/good.yaml", want: 1},
+		{desc: "a missing file", file: "testdata/missing.yaml", want: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			assert.Equal(t, tc.want, run([]string{"-config", tc.file}, strings.NewReader(good(t)), &stdout, &stderr), stderr.String())
+		})
+	}
+}
