@@ -1,6 +1,8 @@
 package mapping
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -26,9 +28,17 @@ func (r *rewriter) scanString() (escaped bool, err error) {
 	src := r.src
 	i := r.pos + 1
 	for i < len(src) {
+		// Most bytes are plain ASCII: skip them eight at a time, stopping
+		// exactly on the first byte that needs a closer look.
+		if i+8 <= len(src) {
+			m := specialBytes(binary.LittleEndian.Uint64(src[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		}
 		c := src[i]
-		// Most bytes are plain ASCII; test them with as few branches as
-		// possible before the rarer cases below.
 		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
 			i++
 			continue
@@ -57,6 +67,23 @@ func (r *rewriter) scanString() (escaped bool, err error) {
 		}
 	}
 	return false, r.syntaxError(len(src), "unexpected end of JSON input in string")
+}
+
+// Byte-wise constants of specialBytes.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// specialBytes flags (in its high bit) every byte of the eight in w, read
+// little-endian, that a string scan cannot skip: a quote, a backslash, a
+// control character or a non-ASCII byte. Only the lowest flagged byte is
+// guaranteed exact (a borrow can flag bytes above a true match), which is
+// all scanString uses.
+func specialBytes(w uint64) uint64 {
+	q := w ^ (lsb * '"')
+	b := w ^ (lsb * '\\')
+	return ((q-lsb)&^q | (b-lsb)&^b | (w-lsb*0x20)&^w | w) & msb
 }
 
 // escapeLen validates the escape sequence at i (on its backslash) and

@@ -20,6 +20,10 @@ const (
 	// minIdleConns keeps MaxIdleConns from being the bottleneck when the
 	// per-host pool is configured small.
 	minIdleConns = 100
+	// readBufferSize lets one read take in the headers and a typical JSON
+	// answer together (the default 4 KiB needs several reads and wake-ups
+	// for a list of records); it is allocated per pooled connection.
+	readBufferSize = 32 << 10
 	// maxErrorBody bounds how much of a 5xx answer becomes Error.Message.
 	maxErrorBody = 4 << 10
 	// maxDrain bounds what is read past the message so the connection can
@@ -41,6 +45,7 @@ func newTransport(s Settings) *http.Transport {
 	t.ResponseHeaderTimeout = s.ResponseHeaderTimeout
 	t.ExpectContinueTimeout = expectContinueTimeout
 	t.ForceAttemptHTTP2 = true
+	t.ReadBufferSize = readBufferSize
 	return t
 }
 
