@@ -35,6 +35,7 @@ if ! command -v file >/dev/null 2>&1; then
 fi
 description="$(file -b "${out}")"
 echo "${description}"
+echo "size: $(($(stat -c %s "${out}") / 1024)) KiB"
 case "${description}" in
   *"dynamically linked"*) echo "FAIL: the binary is dynamically linked" >&2; exit 1 ;;
   *"statically linked"*) ;;
