@@ -63,7 +63,7 @@ func prepare(ctx context.Context, h http.Header, a AuthSettings) {
 	for name, value := range a.Headers {
 		h.Set(name, value)
 	}
-	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(h))
+	propagation.TraceContext{}.Inject(ctx, traceHeaders(h))
 }
 
 // classify turns an error of one attempt (or of reading its body) into the
@@ -98,3 +98,23 @@ func statusError(upstream string, resp *http.Response) *Error {
 	msg := strings.TrimSpace(strings.ToValidUTF8(string(buf), "\uFFFD"))
 	return &Error{Upstream: upstream, Kind: KindFailed, Status: resp.StatusCode, Message: msg}
 }
+
+// traceHeaders is a propagation carrier writing the W3C headers under their
+// canonical names directly: http.Header.Set would canonicalise
+// "traceparent" into a new string on every request.
+type traceHeaders http.Header
+
+func (c traceHeaders) Get(key string) string { return http.Header(c).Get(key) }
+
+func (c traceHeaders) Set(key, value string) {
+	switch key {
+	case "traceparent":
+		c["Traceparent"] = []string{value}
+	case "tracestate":
+		c["Tracestate"] = []string{value}
+	default:
+		http.Header(c).Set(key, value)
+	}
+}
+
+func (c traceHeaders) Keys() []string { return propagation.HeaderCarrier(c).Keys() }

@@ -187,8 +187,8 @@ func (w *Writer) finish(rw http.ResponseWriter, c *Call, status int) envelope.Me
 	total := w.elapsedAt(c, now)
 	c.Status, c.TotalMillis = status, total
 	up := float64(c.Upstream.Total()) / 1e6
-	st := make([]byte, 0, 64)
-	st = append(st, "gateway;dur="...)
+	var stBuf [96]byte // on the stack: only the final string is allocated
+	st := append(stBuf[:0], "gateway;dur="...)
 	st = envelope.AppendMillis(st, max(total-up, 0))
 	st = append(st, ", upstream;dur="...)
 	st = envelope.AppendMillis(st, up)
@@ -211,9 +211,13 @@ func (w *Writer) elapsedAt(c *Call, now time.Time) float64 {
 
 func (w *Writer) send(rw http.ResponseWriter, status int, body []byte) {
 	h := rw.Header()
-	h["Content-Type"] = []string{"application/json; charset=utf-8"}
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	h["X-Content-Type-Options"] = []string{"nosniff"}
+	// One backing array for the three values instead of one each; every
+	// header gets a full slice so an append elsewhere cannot spill over.
+	vals := [...]string{"application/json; charset=utf-8", strconv.Itoa(len(body)), "nosniff"}
+	shared := vals[:]
+	h["Content-Type"] = shared[0:1:1]
+	h["Content-Length"] = shared[1:2:2]
+	h["X-Content-Type-Options"] = shared[2:3:3]
 	rw.WriteHeader(status)
 	_, _ = rw.Write(body)
 }

@@ -35,7 +35,7 @@ func Trace(next http.Handler, now func() time.Time) http.Handler {
 		sc := trace.NewSpanContext(cfg)
 		c.TraceID = sc.TraceID().String()
 		ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
-		prop.Inject(ctx, propagation.HeaderCarrier(rw.Header()))
+		prop.Inject(ctx, traceHeaders(rw.Header()))
 		next.ServeHTTP(rw, r.WithContext(call.With(ctx, c)))
 	})
 }
@@ -58,3 +58,23 @@ func putUint64(b []byte, v uint64) {
 		b[i] = byte(v >> (56 - 8*i))
 	}
 }
+
+// traceHeaders is a propagation carrier writing the W3C headers under their
+// canonical names directly: http.Header.Set would canonicalise
+// "traceparent" into a new string on every request.
+type traceHeaders http.Header
+
+func (c traceHeaders) Get(key string) string { return http.Header(c).Get(key) }
+
+func (c traceHeaders) Set(key, value string) {
+	switch key {
+	case "traceparent":
+		c["Traceparent"] = []string{value}
+	case "tracestate":
+		c["Tracestate"] = []string{value}
+	default:
+		http.Header(c).Set(key, value)
+	}
+}
+
+func (c traceHeaders) Keys() []string { return propagation.HeaderCarrier(c).Keys() }
