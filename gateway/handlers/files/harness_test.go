@@ -37,10 +37,9 @@ type gateway struct {
 	http.Handler
 	spool string
 
-	mu       sync.Mutex
-	logBody  []byte
-	codeID   string
-	lastCall *call.Call
+	mu      sync.Mutex
+	logBody []byte
+	codeID  string
 }
 
 // loggedBody is the Call.Body the call log would have recorded.
