@@ -96,6 +96,9 @@ type Result struct {
 	// shape (settings, listings, {"id"} of a create): neither the key map nor
 	// the field selection is applied; nulls are still handled.
 	Exposed bool
+	// KeysMapped tells the envelope that the handler applied key maps itself
+	// (records mapped one by one by their own type), so mapKeysFlag is true.
+	KeysMapped bool
 	// MapKeys, when set, is a JSON object written as the envelope's
 	// "mapKeys" member after the result (the published key map).
 	MapKeys []byte

@@ -101,6 +101,7 @@ func (w *Writer) Success(rw http.ResponseWriter, c *Call, res Result) {
 	meta := w.finish(rw, c, status)
 	meta.OmitFlags = res.OmitFlags
 	meta.MapKeys, meta.SerializeNulls = flags(c)
+	meta.MapKeys = meta.MapKeys || res.KeysMapped
 	if res.MapKeys != nil {
 		meta.MapKeys = true // a published key map is the flag's subject
 		buf = append(buf, `,"mapKeys":`...)

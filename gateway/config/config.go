@@ -218,6 +218,10 @@ type Route struct {
 	NoRetry bool `yaml:"noRetry"`
 	// MaxBodyBytes overrides server.limits.maxBodyBytes for this route.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
+	// BodyTimeout, when set, replaces server.timeouts.read and .write for
+	// this route's requests, so a large upload is not cut off by the
+	// listener's deadlines; counted from when the route starts.
+	BodyTimeout time.Duration `yaml:"bodyTimeout"`
 	// Versions limits the route to these versions, with their options;
 	// empty: every served version with the defaults.
 	Versions map[string]RouteVersion `yaml:"versions"`

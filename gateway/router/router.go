@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -58,7 +59,7 @@ func New(t *routes.Table, o Options) (http.Handler, error) {
 				return nil, fmt.Errorf("routes[%d].methods: kind %s does not serve %s", rt.Index, rt.Spec.Kind, m)
 			}
 			r.Path(pattern).Methods(m).MatcherFunc(servesVersion(rt)).
-				Handler(o.Writer.Serve(guard(rt, m, h, o.MaxBodyBytes)))
+				Handler(extendDeadlines(rt.Spec.BodyTimeout, o.Writer.Serve(guard(rt, m, h, o.MaxBodyBytes))))
 		}
 		key := routes.Shape(rt.Template)
 		allow[key] = append(allow[key], rt.Spec.Methods...)
@@ -101,6 +102,22 @@ func guard(rt *routes.Route, method string, h call.Handler, defaultMax int64) ca
 		}
 		return h(r, c)
 	}
+}
+
+// extendDeadlines gives a route's requests their own read and write
+// deadline (uploads that outlast the listener's timeouts); d == 0 keeps the
+// listener's.
+func extendDeadlines(d time.Duration, next http.Handler) http.Handler {
+	if d <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		deadline := time.Now().Add(d)
+		_ = rc.SetReadDeadline(deadline) // unsupported writers keep the listener's deadlines
+		_ = rc.SetWriteDeadline(deadline)
+		next.ServeHTTP(w, r)
+	})
 }
 
 func bind(c *call.Call, rt *routes.Route, r *http.Request) {

@@ -133,6 +133,9 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 			bad(".upstreamPath", "{%s} is not a parameter of %s", p, rc.Path)
 		}
 	}
+	if rc.BodyTimeout < 0 {
+		bad(".bodyTimeout", "must not be negative")
+	}
 	for i, m := range rc.Methods {
 		if !contains(httpMethods, m) {
 			bad(fmt.Sprintf(".methods[%d]", i), "%q is not an HTTP method", m)

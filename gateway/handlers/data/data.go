@@ -300,7 +300,7 @@ func (h *handler) records(ctx context.Context, c *call.Call, body []byte, member
 	if err != nil {
 		return call.Result{}, err
 	}
-	return call.Result{JSON: out, Exposed: true}, nil
+	return call.Result{JSON: out, Exposed: true, KeysMapped: opts.keyMap != nil}, nil
 }
 
 var errBadLocator = errors.New("unexpected nextRecordsUrl")
