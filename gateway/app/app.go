@@ -94,6 +94,9 @@ func chain(routes http.Handler, cfg *config.Config, sh *Shared, authn identity.A
 		// a panic anywhere below is an enveloped 500, never a dropped connection
 		func(h http.Handler) http.Handler { return middleware.Recover(h, w, sh.Logger) },
 		func(h http.Handler) http.Handler { return middleware.LimitURL(h, cfg.Server.Limits.MaxURLLength, w) },
+		func(h http.Handler) http.Handler {
+			return middleware.LimitHeaders(h, cfg.Server.Limits.MaxHeaderBytes, w)
+		},
 		func(h http.Handler) http.Handler { return middleware.Authenticate(h, authn, w) },
 	}
 	if rl := cfg.Auth.RateLimit; rl.RequestsPerSecond > 0 {

@@ -10,7 +10,7 @@ import (
 
 // LimitURL answers REQUEST_TOO_LARGE (413) to a request whose URL (path and
 // query) is longer than max, before any route parses it. Header size is
-// bounded by the server's MaxHeaderBytes and body size per route.
+// bounded by LimitHeaders and body size per route.
 func LimitURL(next http.Handler, max int, w *call.Writer) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if len(r.RequestURI) > max {
@@ -20,4 +20,42 @@ func LimitURL(next http.Handler, max int, w *call.Writer) http.Handler {
 		}
 		next.ServeHTTP(rw, r)
 	})
+}
+
+// LimitHeaders answers REQUEST_TOO_LARGE (413) to a request whose header
+// bytes (the request line and every header line, as sent) exceed max. The
+// server's own MaxHeaderBytes must be set above max (HeaderReadLimit) so
+// that an oversized header reaches this check and gets an envelope; only
+// headers past the server's limit get Go's plain 431.
+func LimitHeaders(next http.Handler, max int, w *call.Writer) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if n := HeaderBytes(r); n > max {
+			w.Error(rw, r, call.From(r.Context()),
+				envelope.New(envelope.RequestTooLarge, fmt.Sprintf("the headers are over %d bytes", max)))
+			return
+		}
+		next.ServeHTTP(rw, r)
+	})
+}
+
+// HeaderReadLimit is the http.Server MaxHeaderBytes that goes with a
+// LimitHeaders max: twice as much, so a request between the two is read and
+// answered with an envelope rather than cut off by the server.
+func HeaderReadLimit(max int) int { return 2 * max }
+
+// HeaderBytes is the size of r's request line and header lines as they came
+// on the wire ("Name: value\r\n" each, Host included). HTTP/2 header
+// compression is not undone: the count is of the decoded headers, which is
+// what the gateway holds in memory.
+func HeaderBytes(r *http.Request) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + 2
+	if r.Host != "" {
+		n += len("Host: ") + len(r.Host) + 2
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + 2 + len(v) + 2
+		}
+	}
+	return n
 }

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/middleware"
 )
 
 // Swappable is an http.Handler whose target can be replaced atomically; a
@@ -64,9 +65,12 @@ func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, lo
 		apiLn = tls.NewListener(apiLn, tlsCfg)
 	}
 	t := cfg.Timeouts
+	// the API handler answers headers over the configured limit with an
+	// envelope (middleware.LimitHeaders); the server only cuts off the absurd
+	headerRead := middleware.HeaderReadLimit(cfg.Limits.MaxHeaderBytes)
 	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	s.api = &http.Server{Handler: api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
-		IdleTimeout: t.Idle, MaxHeaderBytes: cfg.Limits.MaxHeaderBytes, ErrorLog: errLog, TLSConfig: tlsCfg}
+		IdleTimeout: t.Idle, MaxHeaderBytes: headerRead, ErrorLog: errLog, TLSConfig: tlsCfg}
 	s.admin = &http.Server{Handler: s.adminMux(metrics), ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
 		WriteTimeout: t.Write, IdleTimeout: t.Idle, MaxHeaderBytes: cfg.Limits.MaxHeaderBytes, ErrorLog: errLog}
 	s.apiLn, s.adminLn = apiLn, adminLn
