@@ -122,20 +122,23 @@ func (w *Writer) raw(rw http.ResponseWriter, c *Call, res Result) {
 	w.send(rw, status, res.JSON)
 }
 
+// serializationError names why a result could not be written. A result that
+// is not valid JSON came from a backend that broke its contract (handlers
+// build their own JSON correctly), so it is a failed callout (502), not a
+// failure of the gateway; the writer's rewrite is the one place backend JSON
+// is validated.
 func serializationError(err error) error {
-	msg := "the answer could not be serialised"
+	var se *mapping.SyntaxError
 	switch {
 	case errors.Is(err, mapping.ErrTooLarge):
-		msg = "the answer reached the output limit; page with limit and offset"
+		return envelope.Wrap(envelope.SerializationFailed, err, "the answer reached the output limit; page with limit and offset")
 	case errors.Is(err, mapping.ErrTooDeep):
-		msg = "the answer is nested too deeply"
-	default:
-		var se *mapping.SyntaxError
-		if errors.As(err, &se) {
-			msg = "the upstream answer is not valid JSON"
-		}
+		return envelope.Wrap(envelope.SerializationFailed, err, "the answer is nested too deeply")
+	case errors.As(err, &se):
+		return &envelope.Error{ID: envelope.CalloutFailed, Status: http.StatusBadGateway, Cause: err,
+			Detail: "the upstream answer is not valid JSON"}
 	}
-	return envelope.Wrap(envelope.SerializationFailed, err, msg)
+	return envelope.Wrap(envelope.SerializationFailed, err, "the answer could not be serialised")
 }
 
 // Error writes the error envelope of err. r may be nil when the request is
