@@ -8,6 +8,7 @@
 package calllog
 
 import (
+	"github.com/restgate/gateway/mapping"
 	"math"
 	"strconv"
 	"time"
@@ -89,7 +90,7 @@ func AppendJSON(dst []byte, e *Entry, body []byte) []byte {
 	dst = append(dst, `{"time":"`...)
 	dst = e.Time.UTC().AppendFormat(dst, timeLayout)
 	dst = append(dst, `","text":`...)
-	dst = appendJSONString(dst, e.Text)
+	dst = mapping.AppendString(dst, e.Text)
 	dst = append(dst, `,"userId":`...)
 	dst = appendJSONStringOrNull(dst, e.UserID)
 	dst = append(dst, `,"traceId":`...)
@@ -97,17 +98,17 @@ func AppendJSON(dst []byte, e *Entry, body []byte) []byte {
 	dst = append(dst, `,"totalTime":`...)
 	dst = appendMillis(dst, e.TotalTime)
 	dst = append(dst, `,"method":`...)
-	dst = appendJSONString(dst, e.Method)
+	dst = mapping.AppendString(dst, e.Method)
 	dst = append(dst, `,"path":`...)
-	dst = appendJSONString(dst, e.Path)
+	dst = mapping.AppendString(dst, e.Path)
 	dst = append(dst, `,"body":`...)
-	dst = appendJSONString(dst, body)
+	dst = mapping.AppendString(dst, body)
 	dst = append(dst, `,"route":`...)
-	dst = appendJSONString(dst, e.Route)
+	dst = mapping.AppendString(dst, e.Route)
 	dst = append(dst, `,"version":`...)
-	dst = appendJSONString(dst, e.Version)
+	dst = mapping.AppendString(dst, e.Version)
 	dst = append(dst, `,"responseCode":`...)
-	dst = appendJSONString(dst, e.ResponseCode)
+	dst = mapping.AppendString(dst, e.ResponseCode)
 	dst = append(dst, `,"status":`...)
 	dst = strconv.AppendInt(dst, int64(e.Status), 10)
 	dst = append(dst, `,"upstreamTime":`...)
@@ -165,60 +166,7 @@ func appendJSONStringOrNull(dst []byte, s string) []byte {
 	if s == "" {
 		return append(dst, "null"...)
 	}
-	return appendJSONString(dst, s)
-}
-
-const hexDigits = "0123456789abcdef"
-
-func appendJSONString[T string | []byte](dst []byte, s T) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := decodeRune(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, `\ufffd`...)
-				i++
-				start = i
-				continue
-			}
-			// U+2028 and U+2029 are valid JSON but break JavaScript readers.
-			if r == '\u2028' || r == '\u2029' {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, `\u202`...)
-				dst = append(dst, hexDigits[r&0xf])
-				i += size
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, `\n`...)
-		case '\r':
-			dst = append(dst, `\r`...)
-		case '\t':
-			dst = append(dst, `\t`...)
-		default:
-			dst = append(dst, `\u00`...)
-			dst = append(dst, hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return mapping.AppendString(dst, s)
 }
 
 // decodeRune decodes the first rune of s; the conversion of at most four

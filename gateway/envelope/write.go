@@ -3,7 +3,8 @@ package envelope
 import (
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/restgate/gateway/mapping"
 )
 
 // TimeLayout is the envelope's timeStamp: ISO 8601 UTC with milliseconds.
@@ -45,20 +46,20 @@ func AppendResultStart(dst []byte) []byte { return append(dst, `{"result":`...) 
 // are included only when exposeSystem is set; they always go to the log.
 func AppendError(dst []byte, r Rendered, exposeSystem bool, m Meta) []byte {
 	dst = append(dst, `{"responseCode":{"id":`...)
-	dst = AppendString(dst, r.Code.ID)
+	dst = mapping.AppendString(dst, r.Code.ID)
 	dst = append(dst, `,"code":`...)
 	dst = strconv.AppendInt(dst, int64(r.Code.Code), 10)
 	dst = append(dst, `,"clientTemplate":`...)
-	dst = AppendString(dst, r.Code.ClientTemplate)
+	dst = mapping.AppendString(dst, r.Code.ClientTemplate)
 	if exposeSystem {
 		dst = append(dst, `,"systemTemplate":`...)
-		dst = AppendString(dst, r.Code.SystemTemplate)
+		dst = mapping.AppendString(dst, r.Code.SystemTemplate)
 	}
 	dst = append(dst, `,"formattedClientMessage":`...)
-	dst = AppendString(dst, r.ClientMessage)
+	dst = mapping.AppendString(dst, r.ClientMessage)
 	if exposeSystem {
 		dst = append(dst, `,"formattedSystemMessage":`...)
-		dst = AppendString(dst, r.SystemMessage)
+		dst = mapping.AppendString(dst, r.SystemMessage)
 	}
 	dst = append(dst, '}')
 	return AppendMeta(dst, m)
@@ -72,7 +73,7 @@ func AppendMeta(dst []byte, m Meta) []byte {
 	dst = append(dst, `","totalTime":`...)
 	dst = AppendMillis(dst, m.TotalMillis)
 	dst = append(dst, `,"userId":`...)
-	dst = AppendString(dst, m.UserID)
+	dst = mapping.AppendString(dst, m.UserID)
 	if !m.OmitFlags {
 		dst = append(dst, `,"mapKeysFlag":`...)
 		dst = strconv.AppendBool(dst, m.MapKeys)
@@ -89,49 +90,4 @@ func AppendMillis(dst []byte, ms float64) []byte {
 		ms = 0
 	}
 	return strconv.AppendFloat(dst, ms, 'f', 3, 64)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, so
-// the envelope is always valid JSON whatever a caller or upstream sent.
-func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

@@ -1,13 +1,11 @@
 package envelope
 
 import (
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,30 +38,6 @@ func TestEnvelopeGolden(t *testing.T) {
 	r := NewCatalog().Render(New(QueryOperationFailed), CallArgs{UserID: "005xx0000012345", TraceID: "t", TotalTime: "3.217", Method: "HTTPGET", Path: "/v1/query", Body: ""})
 	golden(t, "error_hidden.json", AppendError(nil, r, false, meta))
 	golden(t, "error_exposed.json", AppendError(nil, r, true, meta))
-}
-
-func TestAppendStringIsValidJSON(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{"", "plain", "quote\" back\\slash", "ctrl\x00\x1f\n\t", "é ☃ 😀", "bad \xff utf8"} {
-		out := AppendString(nil, s)
-		var back string
-		require.NoError(t, json.Unmarshal(out, &back), s)
-		if utf8.ValidString(s) {
-			assert.Equal(t, s, back)
-		}
-	}
-}
-
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "a\"b", "\xff", "\u2028"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		out := AppendString(nil, s)
-		if !json.Valid(out) {
-			t.Fatalf("invalid JSON %q for %q", out, s)
-		}
-	})
 }
 
 func FuzzFormat(f *testing.F) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/restgate/gateway/mapping"
 	"io"
 	"net/http"
 	"net/url"
@@ -111,7 +112,7 @@ func (h *accountsHandler) create(w http.ResponseWriter, r *http.Request) {
 		writeAccountError(w, r, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeAccountJSON(w, append(appendAccountString([]byte(`{"id":`), id), '}'))
+	writeAccountJSON(w, append(mapping.AppendString([]byte(`{"id":`), id), '}'))
 }
 
 func (h *accountsHandler) update(w http.ResponseWriter, r *http.Request) {
@@ -219,9 +220,9 @@ func writeAccountStoreError(w http.ResponseWriter, r *http.Request, err error) {
 func writeAccountError(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	b := []byte(`{"status":`)
 	b = strconv.AppendInt(b, int64(status), 10)
-	b = appendAccountString(append(b, `,"error":`...), http.StatusText(status))
-	b = appendAccountString(append(b, `,"message":`...), msg)
-	b = appendAccountString(append(b, `,"path":`...), r.URL.Path)
+	b = mapping.AppendString(append(b, `,"error":`...), http.StatusText(status))
+	b = mapping.AppendString(append(b, `,"message":`...), msg)
+	b = mapping.AppendString(append(b, `,"path":`...), r.URL.Path)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(status)

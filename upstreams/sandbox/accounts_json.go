@@ -1,9 +1,9 @@
 package sandbox
 
 import (
+	"github.com/restgate/gateway/mapping"
 	"math"
 	"strconv"
-	"unicode/utf8"
 )
 
 // appendRecord writes one account row as a JSON object, every field in
@@ -28,9 +28,9 @@ func appendAccountValue(buf []byte, v any) []byte {
 	case nil:
 		return append(buf, "null"...)
 	case string:
-		return appendAccountString(buf, v)
+		return mapping.AppendString(buf, v)
 	case []byte:
-		return appendAccountString(buf, string(v))
+		return mapping.AppendString(buf, string(v))
 	case int64:
 		return strconv.AppendInt(buf, v, 10)
 	case float64:
@@ -62,56 +62,4 @@ func appendAccountFloat(buf []byte, f float64) []byte {
 		}
 	}
 	return buf
-}
-
-// appendAccountString writes s as a JSON string. Control characters, quote
-// and backslash are escaped, so are U+2028 and U+2029 (which break
-// JavaScript), and invalid UTF-8 becomes U+FFFD as encoding/json does.
-func appendAccountString(buf []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			buf = append(buf, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				buf = append(buf, '\\', c)
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
 }

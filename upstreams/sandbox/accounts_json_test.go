@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"github.com/restgate/gateway/mapping"
 	"math"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestAppendAccountString(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, string(appendAccountString(nil, tt.in)))
+			assert.Equal(t, tt.want, string(mapping.AppendString(nil, tt.in)))
 		})
 	}
 }
@@ -109,7 +110,7 @@ func FuzzAppendAccountString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out := appendAccountString([]byte("x"), s)
+		out := mapping.AppendString([]byte("x"), s)
 		require.Equal(t, byte('x'), out[0], "appends, never overwrites")
 		require.True(t, json.Valid(out[1:]), "%q -> %s", s, out[1:])
 		var back string

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/restgate/gateway/mapping"
 	"math"
 	"slices"
 	"strconv"
@@ -40,7 +41,7 @@ func newAccountStore(db *sql.DB) *accountStore {
 	quoted := make([]string, len(s.fields))
 	for i, f := range s.fields {
 		s.byName[strings.ToLower(f.Name)] = i
-		s.keys = append(s.keys, append(appendAccountString(nil, f.Name), ':'))
+		s.keys = append(s.keys, append(mapping.AppendString(nil, f.Name), ':'))
 		quoted[i] = `"` + f.Name + `"`
 		if f.Name == "Name" {
 			s.nameIndex = i

@@ -185,10 +185,11 @@ func parseWFPage(q url.Values, defaultSort string, sorts map[string]string) (wfP
 	return p, nil
 }
 
-// orderBy is the ORDER BY ... LIMIT clause of p; ties go by id so that
-// pages do not overlap.
+// orderBy is the ORDER BY ... LIMIT clause of p; ties go by id in the same
+// direction (ids grow with creation), so pages do not overlap and records
+// made in the same millisecond keep their creation order.
 func (p wfPage) orderBy(idColumn string) string {
-	return fmt.Sprintf(" ORDER BY %s %s, %s ASC LIMIT %d OFFSET %d", p.expr, p.order, idColumn, p.size, p.start)
+	return fmt.Sprintf(" ORDER BY %s %s, %s %s LIMIT %d OFFSET %d", p.expr, p.order, idColumn, p.order, p.size, p.start)
 }
 
 // wfPathID reads a numeric engine id from the path; anything else cannot

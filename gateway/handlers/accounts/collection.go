@@ -14,6 +14,7 @@ package accounts
 import (
 	"bytes"
 	"fmt"
+	"github.com/restgate/gateway/mapping"
 	"net/http"
 	"strconv"
 
@@ -119,7 +120,7 @@ func (h *collection) create(r *http.Request, c *call.Call) (call.Result, error) 
 	if err != nil {
 		return call.Result{}, call.Upstream(err, envelope.SObjectOperationFailed)
 	}
-	out := envelope.AppendString(append(make([]byte, 0, len(id)+10), `{"id":`...), id)
+	out := mapping.AppendString(append(make([]byte, 0, len(id)+10), `{"id":`...), id)
 	return h.fixed.result(c, http.StatusCreated, append(out, '}')), nil
 }
 
