@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -12,30 +11,15 @@ import (
 	"github.com/restgate/gateway/gateway/routes"
 )
 
-// loadConfig loads, validates and builds the route table of path, reporting
-// every problem with its key path.
-func loadConfig(path string, getenv func(string) string) (*config.Config, *routes.Table, error) {
-	cfg, err := config.Load(path, getenv)
-	if err != nil {
-		return nil, nil, err
-	}
-	verr := config.Validate(cfg)
-	table, terr := routes.Build(cfg)
-	if err := errors.Join(verr, terr); err != nil {
-		return nil, nil, err
-	}
-	return cfg, table, nil
-}
-
 // check prints the route table of a valid config (exit 0) or every problem,
 // one per line (exit 1).
 func check(path string, stdout, stderr io.Writer, getenv func(string) string) int {
-	cfg, table, err := loadConfig(path, getenv)
+	cfg, table, err := routes.Load(path, getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s is not valid:\n", path)
 		// The header names the file; Load's prefix on its first problem
 		// would name it again on one line only.
-		lines := problemLines(err)
+		lines := config.Problems(err)
 		for i, line := range lines {
 			lines[i] = strings.TrimPrefix(line, "config "+path+": ")
 		}
@@ -47,12 +31,6 @@ func check(path string, stdout, stderr io.Writer, getenv func(string) string) in
 	}
 	printTable(stdout, cfg, table)
 	return 0
-}
-
-func problemLines(err error) []string {
-	lines := strings.Split(err.Error(), "\n")
-	sort.Strings(lines)
-	return lines
 }
 
 func printTable(w io.Writer, cfg *config.Config, t *routes.Table) {

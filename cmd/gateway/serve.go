@@ -20,6 +20,7 @@ import (
 	"github.com/restgate/gateway/gateway/duplicates"
 	"github.com/restgate/gateway/gateway/metrics"
 	"github.com/restgate/gateway/gateway/reload"
+	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/gateway/server"
 	"github.com/restgate/gateway/upstreams/sandbox"
 )
@@ -28,7 +29,7 @@ import (
 // log. Any problem before serving (config, port in use, missing secret) is
 // returned as one error naming its cause.
 func serve(ctx context.Context, path string, stdout io.Writer, getenv func(string) string) error {
-	cfg, _, err := loadConfig(path, getenv)
+	cfg, _, err := routes.Load(path, getenv)
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,6 @@ import (
 	"errors"
 	"log/slog"
 	"reflect"
-	"sort"
-	"strings"
 	"sync"
 
 	"github.com/restgate/gateway/gateway/app"
@@ -76,7 +74,7 @@ func (r *Reloader) Reload(ctx context.Context, cause string) error {
 	if err != nil {
 		r.opts.Counter.CountReload(false)
 		r.opts.Logger.Error("config reload refused; the previous config keeps serving",
-			"cause", cause, "path", r.opts.Path, "problems", ProblemLines(err))
+			"cause", cause, "path", r.opts.Path, "problems", config.Problems(err))
 		return err
 	}
 	cfg := gw.Config
@@ -101,32 +99,11 @@ func (r *Reloader) Current() *config.Config {
 // reporting every problem with its key path: the one way both the start and
 // a reload read the configuration.
 func Build(ctx context.Context, path string, getenv func(string) string, sh *app.Shared) (*app.Gateway, error) {
-	cfg, err := config.Load(path, getenv)
+	cfg, _, err := routes.Load(path, getenv)
 	if err != nil {
 		return nil, err
 	}
-	if verr := config.Validate(cfg); verr != nil {
-		// the route table's problems are reported with the others
-		_, terr := routes.Build(cfg)
-		return nil, errors.Join(verr, terr)
-	}
 	return app.Build(ctx, cfg, sh)
-}
-
-// ProblemLines splits a joined error into its problems, one per line,
-// sorted, for logs and `gateway check`.
-func ProblemLines(err error) []string {
-	if err == nil {
-		return nil
-	}
-	var lines []string
-	for _, l := range strings.Split(err.Error(), "\n") {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
-	sort.Strings(lines)
-	return lines
 }
 
 // ErrNotWatched is returned by NewWatcher when the config file's directory
