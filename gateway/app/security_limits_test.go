@@ -123,6 +123,9 @@ func TestJSONNestingDepth(t *testing.T) {
 	}
 	rec := serve(gw.handler, "PUT", "/v2/accounts", nil, "["+deep+"]")
 	assert.Equal(t, "JSON_SERIALIZATION_FAILED", responseID(envelopeOf(t, rec)), "bulk update")
+	rec = serve(gw.handler, "GET", "/v2/settings/model/Account", nil, deep)
+	assert.Equal(t, http.StatusBadRequest, rec.Code, "a record mapped by the model route")
+	assert.Equal(t, "JSON_SERIALIZATION_FAILED", responseID(envelopeOf(t, rec)), "model")
 	assert.Zero(t, backend.hits.Load(), "a too deep body never reaches a backend")
 }
 
