@@ -3,7 +3,9 @@ package app
 import (
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"net/http"
@@ -15,6 +17,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/gateway/config"
 )
 
 // attack is one way of calling without a valid credential.
@@ -170,4 +174,51 @@ func TestValidTokenPassesTheAuthLayerOnEveryRoute(t *testing.T) {
 		}
 	}
 	assert.Positive(t, backend.hits.Load(), "authenticated calls reach the backends")
+}
+
+func TestAPIKeyAttacksOnEveryRoute(t *testing.T) {
+	t.Parallel()
+	backend := newCountingBackend(t)
+	env := shippedEnv(t, backend.srv.URL, nil)
+	cfg, err := config.Load(shippedConfig, func(k string) string { return env[k] })
+	require.NoError(t, err)
+	const key = "k3y-0f-the-batch-service-0123456789abcdef"
+	sum := sha256.Sum256([]byte(key))
+	digest := hex.EncodeToString(sum[:])
+	cfg.Auth.Mode = config.AuthAPIKey
+	cfg.Auth.APIKeys = []config.APIKey{{SHA256: digest, UserID: "svc-batch"}}
+	require.NoError(t, config.Validate(cfg))
+	gw := buildFrom(t, cfg, nil, nil)
+
+	tests := []struct {
+		desc   string
+		header map[string]string
+	}{
+		{desc: "no key"},
+		{desc: "wrong key", header: map[string]string{"X-API-Key": key + "x"}},
+		{desc: "the configured digest presented as the key", header: map[string]string{"X-API-Key": digest}},
+		{desc: "the key as a bearer token", header: bearerHeader(key)},
+		{desc: "key with a prefix", header: map[string]string{"Authorization": "ApiKey x" + key}},
+		{desc: "forged identity headers", header: map[string]string{"X-User-Id": "svc-batch", "X-Roles": "admin"}},
+	}
+	before := backend.hits.Load()
+	for _, tt := range tests {
+		for _, e := range gw.table.Entries() {
+			target := pathFor(e.Route.Template, "v2")
+			rec := serve(gw.handler, e.Method, target, tt.header, "")
+			require.Equal(t, http.StatusUnauthorized, rec.Code, tt.desc+": "+e.Method+" "+target)
+			assert.Equal(t, "AUTHENTICATION_REQUIRED", responseID(envelopeOf(t, rec)))
+			assert.Equal(t, `ApiKey realm="gateway"`, rec.Header().Get("WWW-Authenticate"))
+		}
+	}
+	assert.Equal(t, before, backend.hits.Load(), "no refused request reached a backend")
+
+	for _, h := range []map[string]string{{"X-API-Key": key}, {"Authorization": "ApiKey " + key}} {
+		rec := serve(gw.handler, "GET", "/v2/settings/endpoints", h, "")
+		assert.Equal(t, http.StatusOK, rec.Code)
+		assert.Equal(t, "svc-batch", envelopeOf(t, rec)["userId"])
+	}
+	rec := serve(gw.handler, "DELETE", "/v2/accounts", map[string]string{"X-API-Key": key}, "")
+	assert.Equal(t, http.StatusForbidden, rec.Code, "a key without the admin role")
+	assert.Equal(t, "ACCESS_DENIED", responseID(envelopeOf(t, rec)))
 }
