@@ -222,3 +222,32 @@ func TestAPIKeyAttacksOnEveryRoute(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, rec.Code, "a key without the admin role")
 	assert.Equal(t, "ACCESS_DENIED", responseID(envelopeOf(t, rec)))
 }
+
+func TestJWKSOverPlainHTTPOnlyOnLoopback(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc, url string
+		ok        bool
+	}{
+		{desc: "https", url: "https://idp.example.test/.well-known/jwks.json", ok: true},
+		{desc: "http on loopback", url: "http://127.0.0.1:8080/jwks", ok: true},
+		{desc: "http on localhost", url: "http://localhost/jwks", ok: true},
+		{desc: "http elsewhere", url: "http://idp.example.test/jwks"},
+		{desc: "http on a private address", url: "http://10.0.0.7:8080/jwks"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			env := shippedEnv(t, "http://127.0.0.1:1", map[string]string{"GATEWAY_AUTH_MODE": "jwt", "GATEWAY_JWKS_URL": tt.url})
+			cfg, err := config.Load(shippedConfig, func(k string) string { return env[k] })
+			require.NoError(t, err)
+			err = config.Validate(cfg)
+			if tt.ok {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "auth.jwt.jwksURL: must be https")
+		})
+	}
+}

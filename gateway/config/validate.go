@@ -101,6 +101,10 @@ func validateAuth(p *problems, a *Auth, listen string) {
 		}
 		if a.JWT.JWKSURL != "" {
 			checkURL(p, "auth.jwt.jwksURL", a.JWT.JWKSURL)
+			// whoever can change the key set can sign any token
+			if u, err := url.Parse(a.JWT.JWKSURL); err == nil && u.Scheme == "http" && !IsLoopback(net.JoinHostPort(u.Hostname(), "0")) {
+				p.add("auth.jwt.jwksURL", "must be https unless the host is loopback: keys fetched over plain HTTP can be replaced on the way")
+			}
 		}
 	case AuthAPIKey:
 		if len(a.APIKeys) == 0 {
