@@ -8,10 +8,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/restgate/gateway/gateway/upload/uploadtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,53 +27,6 @@ const (
 	bigUploadBytes = 200 << 20
 	heapBound      = 32 << 20
 )
-
-// patternReader yields n bytes of a fixed pattern without holding them.
-type patternReader struct{ left int64 }
-
-func (p *patternReader) Read(b []byte) (int, error) {
-	if p.left == 0 {
-		return 0, io.EOF
-	}
-	if int64(len(b)) > p.left {
-		b = b[:p.left]
-	}
-	for i := range b {
-		b[i] = byte('a' + i%26)
-	}
-	p.left -= int64(len(b))
-	return len(b), nil
-}
-
-// heapPeak samples HeapInuse until stop is called and returns the peak.
-func heapPeak() (stop func() uint64) {
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var ms runtime.MemStats
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return func() uint64 {
-		close(done)
-		wg.Wait()
-		return peak.Load()
-	}
-}
 
 func TestLargeUploadStaysInBoundedMemory(t *testing.T) {
 	if testing.Short() {
@@ -105,7 +58,7 @@ func TestLargeUploadStaysInBoundedMemory(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if _, err := io.Copy(fw, &patternReader{left: bigUploadBytes}); err != nil {
+			if _, err := io.Copy(fw, uploadtest.PatternReader(bigUploadBytes)); err != nil {
 				return err
 			}
 			return mw.Close()
@@ -114,7 +67,7 @@ func TestLargeUploadStaysInBoundedMemory(t *testing.T) {
 	}()
 
 	runtime.GC()
-	stop := heapPeak()
+	stop := uploadtest.HeapPeak()
 	dir := t.TempDir()
 	up, err := upload.Read(multipart.NewReader(pr, mw.Boundary()), dir, upload.Limits{MaxTotalBytes: 1 << 30})
 	require.NoError(t, err)
