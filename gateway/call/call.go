@@ -55,10 +55,10 @@ type Call struct {
 	// log and the system messages.
 	Body []byte
 
-	// Set by the writer.
+	// Set by the writer: the status sent, the response-code id of an error
+	// ("" on success) and totalTime in milliseconds.
 	Status      int
 	CodeID      string
-	SystemMsg   string
 	TotalMillis float64
 }
 

@@ -36,7 +36,7 @@ func TestRawResult(t *testing.T) {
 			t.Parallel()
 			c := &Call{Start: start, Options: &routes.VersionOptions{MapKeys: true, SerializeNulls: true, KeyMap: km}}
 			rec := httptest.NewRecorder()
-			w.Success(rec, c, tt.res)
+			w.Success(rec, httptest.NewRequest("GET", "/v1/x", nil), c, tt.res)
 			assert.Equal(t, tt.status, rec.Code)
 			assert.Equal(t, tt.status, c.Status, "the call records the outcome")
 			assert.InDelta(t, 2.0, c.TotalMillis, 0.001)

@@ -2,6 +2,7 @@ package call
 
 import (
 	"errors"
+	"time"
 
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/upstreams"
@@ -31,7 +32,7 @@ func Upstream(err error, rejectedID string) error {
 	}
 	e := &envelope.Error{ID: envelope.CalloutFailed, Status: upstreams.StatusFor(err), Cause: err}
 	if ue.Kind == upstreams.KindOpen {
-		secs := int((ue.RetryAfter + 999_999_999) / 1_000_000_000)
+		secs := int((ue.RetryAfter + time.Second - 1) / time.Second) // whole seconds, rounded up
 		e.RetryAfter = max(secs, 1)
 	}
 	if ue.Kind == upstreams.KindBulkheadFull {
@@ -39,9 +40,3 @@ func Upstream(err error, rejectedID string) error {
 	}
 	return e
 }
-
-// IsClientGone reports whether the error means the caller cancelled (499):
-// nothing can be sent to it, and nobody failed.
-func IsClientGone(status int) bool { return status == statusClientClosed }
-
-const statusClientClosed = 499

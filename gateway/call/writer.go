@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,14 +60,14 @@ func (w *Writer) Serve(h Handler) http.Handler {
 			w.Error(rw, r, c, err)
 			return
 		}
-		w.Success(rw, c, res)
+		w.Success(rw, r, c, res)
 	})
 }
 
 // Success maps res with the route's version options and writes the success
 // envelope; a result that cannot be serialised is answered as
 // SERIALIZATION_FAILED before anything is sent.
-func (w *Writer) Success(rw http.ResponseWriter, c *Call, res Result) {
+func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res Result) {
 	if res.Raw {
 		w.raw(rw, c, res)
 		return
@@ -90,7 +91,7 @@ func (w *Writer) Success(rw http.ResponseWriter, c *Call, res Result) {
 		var err error
 		if buf, err = mapping.Rewrite(buf, res.JSON, opts); err != nil {
 			*bp = buf[:0]
-			w.Error(rw, nil, c, serializationError(err))
+			w.Error(rw, r, c, serializationError(err))
 			return
 		}
 	}
@@ -141,14 +142,13 @@ func serializationError(err error) error {
 	return envelope.Wrap(envelope.SerializationFailed, err, "the answer could not be serialised")
 }
 
-// Error writes the error envelope of err. r may be nil when the request is
-// not at hand (the call's method and path then come from c's log fields).
+// Error writes the error envelope of err. Its system message always goes to
+// the local log (error level for 5xx, warn for 503, info otherwise), whether
+// or not errors.exposeSystemMessages sends it to the client.
 func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err error) {
 	total := w.elapsed(c)
-	args := envelope.CallArgs{UserID: c.Identity.UserID, TraceID: c.TraceID, TotalTime: strconv.FormatFloat(total, 'f', 3, 64)}
-	if r != nil {
-		args.Method, args.Path = "HTTP"+r.Method, r.URL.Path
-	}
+	args := envelope.CallArgs{UserID: c.Identity.UserID, TraceID: c.TraceID, TotalTime: strconv.FormatFloat(total, 'f', 3, 64),
+		Method: "HTTP" + r.Method, Path: r.URL.Path}
 	if len(c.Body) > 0 {
 		body := c.Body
 		if w.cfg.Redact != nil {
@@ -157,16 +157,22 @@ func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err err
 		args.Body = string(body)
 	}
 	rd := w.cfg.Catalog.Render(err, args)
-	c.CodeID, c.SystemMsg = rd.Code.ID, rd.SystemMessage
-	if rd.Code.ID == envelope.RestDispatcherFailed || rd.Status >= 500 && rd.Status != 503 {
-		w.cfg.Logger.Error("request failed", "code", rd.Code.ID, "status", rd.Status, "trace_id", c.TraceID, "system_message", rd.SystemMessage)
+	c.CodeID = rd.Code.ID
+	level := slog.LevelInfo
+	switch {
+	case rd.Status == http.StatusServiceUnavailable:
+		level = slog.LevelWarn // an open breaker or full bulkhead: expected while a backend is down
+	case rd.Status >= 500:
+		level = slog.LevelError
 	}
+	w.cfg.Logger.Log(r.Context(), level, "request answered with an error", "code", rd.Code.ID, "status", rd.Status,
+		"trace_id", c.TraceID, "system_message", rd.SystemMessage)
 	h := rw.Header()
 	if rd.RetryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(rd.RetryAfter))
 	}
 	if len(rd.Allow) > 0 {
-		h.Set("Allow", joinComma(rd.Allow))
+		h.Set("Allow", strings.Join(rd.Allow, ", "))
 	}
 	if rd.WWWAuthenticate && w.cfg.Challenge != "" {
 		h.Set("WWW-Authenticate", w.cfg.Challenge)
@@ -230,17 +236,6 @@ func (w *Writer) put(bp *[]byte) {
 	if cap(*bp) <= 1<<20 {
 		w.pool.Put(bp)
 	}
-}
-
-func joinComma(list []string) string {
-	out := ""
-	for i, s := range list {
-		if i > 0 {
-			out += ", "
-		}
-		out += s
-	}
-	return out
 }
 
 // flags are the envelope's mapKeysFlag (whether a key map was applied) and

@@ -1,0 +1,75 @@
+package call
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/gateway/envelope"
+	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/mapping"
+)
+
+func TestSuccessAndItsFailures(t *testing.T) {
+	t.Parallel()
+	km, err := mapping.NewKeyMap(map[string]string{"Id": "id", "Name": "name"})
+	require.NoError(t, err)
+	opts := &routes.VersionOptions{MapKeys: true, SerializeNulls: true, KeyMap: km, Select: mapping.NewFieldSet("Id")}
+	tests := []struct {
+		desc       string
+		res        Result
+		maxOutput  int
+		status     int
+		id         string
+		result     string
+		mapKeyFlag bool
+	}{
+		{desc: "mapped, selected, nulls dropped", res: Result{JSON: []byte(`[{"Id":"1","Name":"A","X":null}]`)},
+			status: 200, result: `[{"id":"1"}]`, mapKeyFlag: true},
+		{desc: "fixed shapes skip map and selection", res: Result{JSON: []byte(`{"deleted":3,"Name":null}`), Exposed: true, Status: 201},
+			status: 201, result: `{"deleted":3}`, mapKeyFlag: true},
+		{desc: "nil result is the empty string", res: Result{}, status: 200, result: `""`, mapKeyFlag: true},
+		{desc: "too large is SERIALIZATION_FAILED", res: Result{JSON: []byte(`["` + strings.Repeat("a", 100) + `"]`)},
+			maxOutput: 50, status: 500, id: envelope.SerializationFailed},
+		{desc: "backend JSON that is not JSON is a failed callout", res: Result{JSON: []byte(`[{"Id":`)},
+			status: 502, id: envelope.CalloutFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			w := NewWriter(WriterConfig{Catalog: envelope.NewCatalog(), MaxOutput: tt.maxOutput})
+			rec := httptest.NewRecorder()
+			c := &Call{Start: time.Now(), Options: opts}
+			w.Success(rec, httptest.NewRequest("GET", "/v1/x", nil), c, tt.res)
+			require.Equal(t, tt.status, rec.Code, rec.Body.String())
+			assert.Equal(t, tt.status, c.Status)
+			assert.Equal(t, tt.id, c.CodeID)
+			var env map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &env))
+			if tt.id == "" {
+				assert.JSONEq(t, tt.result, string(env["result"]))
+				assert.Equal(t, "true", string(env["mapKeysFlag"]))
+			}
+		})
+	}
+}
+
+func TestSystemMessageAlwaysLogged(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	w := NewWriter(WriterConfig{Catalog: envelope.NewCatalog(), Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	rec := httptest.NewRecorder()
+	c := &Call{Start: time.Now(), TraceID: "t1", Body: []byte(`{"a":1}`)}
+	w.Error(rec, httptest.NewRequest("POST", "/v1/nothing", nil), c, envelope.New(envelope.URLInvalid))
+	assert.Equal(t, 404, rec.Code)
+	assert.NotContains(t, rec.Body.String(), "formattedSystemMessage", "hidden from the client by default")
+	assert.Contains(t, logs.String(), `Method: HTTPPOST | Path: /v1/nothing | Body: {\"a\":1}`, "but always in the log")
+	assert.Contains(t, logs.String(), `"level":"INFO"`)
+}
