@@ -164,23 +164,26 @@ func (s soslSearch) likePattern() string {
 		case '\\':
 			if i+1 < len(s.Term) {
 				i++
-				b.WriteString(likeEscape(s.Term[i]))
+				likeEscape(&b, s.Term[i])
 			}
 		case '*':
 			b.WriteByte('%')
 		case '?':
 			b.WriteByte('_')
 		default:
-			b.WriteString(likeEscape(c))
+			likeEscape(&b, c)
 		}
 	}
 	b.WriteByte('%')
 	return b.String()
 }
 
-func likeEscape(c byte) string {
+// likeEscape writes one byte of the term, escaping LIKE's own wildcards. It
+// works on bytes, not runes, so that a multi-byte character passes through
+// unchanged.
+func likeEscape(b *strings.Builder, c byte) {
 	if c == '%' || c == '_' || c == '\\' {
-		return `\` + string(c)
+		b.WriteByte('\\')
 	}
-	return string(c)
+	b.WriteByte(c)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,6 +37,12 @@ func TestParseSOSL(t *testing.T) {
 			in:          `FIND {50% *corp\} \* a_b?}`,
 			want:        soslSearch{Term: `50% *corp} \* a_b?`, Limit: -1},
 			wantPattern: `%50\% %corp} * a\_b_%`,
+		},
+		{
+			desc:        "characters beyond ASCII pass through",
+			in:          "FIND {Möbler Köln}",
+			want:        soslSearch{Term: "Möbler Köln", Limit: -1},
+			wantPattern: "%Möbler Köln%",
 		},
 	}
 	for _, tt := range tests {
@@ -97,6 +104,9 @@ func FuzzParseSOSL(f *testing.F) {
 		}
 		p := s.likePattern()
 		require.True(t, strings.HasPrefix(p, "%") && strings.HasSuffix(p, "%"), p)
+		if utf8.ValidString(in) {
+			require.True(t, utf8.ValidString(p), "pattern %q of a valid term is not UTF-8", p)
+		}
 		targets, err := s.bind()
 		if err != nil {
 			return
