@@ -42,7 +42,7 @@ func TestBulkUpdateConcurrencyBound(t *testing.T) {
 		ID         string `json:"id"`
 		StatusCode int    `json:"statusCode"`
 	}
-	require.NoError(t, json.Unmarshal(a.Env.Result, &results))
+	require.NoError(t, json.Unmarshal(a.Result, &results))
 	require.Len(t, results, 30)
 	for i, r := range results {
 		assert.Equal(t, http.StatusOK, r.StatusCode, "item %d", i)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/restgate/gateway/gateway/handlers/accounts"
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 )
 
 const (
@@ -46,15 +47,15 @@ func runContract(t *testing.T, tests []contractCase) {
 			gw := newGateway(t, url, accounts.Options{})
 			a := do(t, gw, tt.method, tt.path, tt.body, tt.roles)
 			assert.Equal(t, tt.wantStatus, a.Status, "answer: %s", a.Raw)
-			assert.Equal(t, tt.wantCode, a.code(), "answer: %s", a.Raw)
-			assert.Contains(t, a.message(), tt.wantMessage)
+			assert.Equal(t, tt.wantCode, a.ResponseCode.ID, "answer: %s", a.Raw)
+			assert.Contains(t, a.ResponseCode.FormattedClientMessage, tt.wantMessage)
 			if tt.wantResult != "" {
-				assert.JSONEq(t, tt.wantResult, string(a.Env.Result))
+				assert.JSONEq(t, tt.wantResult, string(a.Result))
 			}
 			if tt.wantAllow != "" {
 				assert.Equal(t, tt.wantAllow, a.Header.Get("Allow"))
 			}
-			assert.Equal(t, testUser, a.Env.UserID)
+			assert.Equal(t, testUser, a.UserID)
 			want := tt.wantUpstream
 			if want == nil {
 				want = []string{}
@@ -88,14 +89,14 @@ func TestEnvelopeFlags(t *testing.T) {
 				`POST /api/v1/account/ {"Name":"A"}`: {{200, `{"id":"` + idA + `"}`}},
 			})
 			gw := newGateway(t, url, accounts.Options{})
-			for _, a := range []answer{
+			for _, a := range []handlertest.Answer{
 				do(t, gw, http.MethodGet, "/"+tt.version+"/accounts", "", ""),
 				do(t, gw, http.MethodPost, "/"+tt.version+"/accounts", `{"name":"A"}`, ""),
 			} {
-				require.NotNil(t, a.Env.MapKeysFlag, "answer: %s", a.Raw)
-				require.NotNil(t, a.Env.Nulls)
-				assert.True(t, *a.Env.MapKeysFlag)
-				assert.Equal(t, tt.wantNulls, *a.Env.Nulls)
+				require.NotNil(t, a.MapKeysFlag, "answer: %s", a.Raw)
+				require.NotNil(t, a.SerializeNulls)
+				assert.True(t, *a.MapKeysFlag)
+				assert.Equal(t, tt.wantNulls, *a.SerializeNulls)
 			}
 		})
 	}

@@ -1,8 +1,6 @@
 package accounts_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,12 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/config"
-	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/handlers/accounts"
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 	"github.com/restgate/gateway/gateway/middleware"
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
@@ -23,10 +19,6 @@ import (
 	upaccounts "github.com/restgate/gateway/upstreams/accounts"
 	"github.com/restgate/gateway/upstreams/sandbox"
 )
-
-// roleHeader carries the test caller's roles into the tiny identity layer
-// below; the gateway itself never reads identity from headers.
-const roleHeader = "X-Test-Roles"
 
 const testUser = "005000000000001"
 
@@ -68,100 +60,35 @@ func testConfig() *config.Config {
 func newGateway(tb testing.TB, baseURL string, opts accounts.Options) http.Handler {
 	tb.Helper()
 	h, _ := newRouter(tb, baseURL, opts, &http.Client{Timeout: 10 * time.Second})
-	return middleware.Trace(withIdentity(h), time.Now)
+	return middleware.Trace(handlertest.WithIdentity(h, testUser), time.Now)
 }
 
 // newRouter builds the router of testConfig with the account factories and
 // returns it with its writer.
 func newRouter(tb testing.TB, baseURL string, opts accounts.Options, doer upstreams.Doer) (http.Handler, *call.Writer) {
 	tb.Helper()
-	cfg := testConfig()
-	table, err := routes.Build(cfg)
-	require.NoError(tb, err)
 	resolve := func(name string) *upaccounts.Client {
 		if name != "accounts" {
 			return nil
 		}
 		return upaccounts.New(baseURL, doer)
 	}
-	w := call.NewWriter(call.WriterConfig{Catalog: envelope.NewCatalog(), MaxOutput: cfg.Mapping.MaxOutputChars,
-		MaxDepth: cfg.Mapping.MaxDepth})
-	h, err := router.New(table, router.Options{Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes,
-		Kinds: map[string]router.Factory{
+	return handlertest.Router(tb, testConfig(), false, func(*routes.Table) map[string]router.Factory {
+		return map[string]router.Factory{
 			config.KindAccounts: accounts.Collection(resolve, opts),
 			config.KindAccount:  accounts.Item(resolve, opts),
-		}})
-	require.NoError(tb, err)
-	return h, w
-}
-
-// withIdentity stands in for the authentication layer: the caller is
-// testUser with the roles of roleHeader.
-func withIdentity(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		c := call.From(r.Context())
-		c.Identity = call.Identity{UserID: testUser}
-		if roles := r.Header.Get(roleHeader); roles != "" {
-			c.Identity.Roles = strings.Split(roles, ",")
 		}
-		next.ServeHTTP(rw, r)
 	})
 }
 
 // newSandbox serves the reference account controller on dir's database.
 func newSandbox(tb testing.TB, dir string) (url string, stop func()) {
 	tb.Helper()
-	db, err := sandbox.OpenDB(dir)
-	require.NoError(tb, err)
-	h, err := sandbox.NewAccounts(db)
-	require.NoError(tb, err)
-	srv := httptest.NewServer(h)
-	stopped := false
-	stop = func() {
-		if !stopped {
-			stopped = true
-			srv.Close()
-			_ = db.Close()
-		}
-	}
-	tb.Cleanup(stop)
-	return srv.URL, stop
+	return handlertest.Sandbox(tb, dir, sandbox.NewAccounts)
 }
 
-// answer is a decoded envelope.
-type answer struct {
-	Status int
-	Header http.Header
-	Raw    []byte
-	Env    struct {
-		Result       json.RawMessage `json:"result"`
-		UserID       string          `json:"userId"`
-		MapKeysFlag  *bool           `json:"mapKeysFlag"`
-		Nulls        *bool           `json:"serializeNulls"`
-		ResponseCode *struct {
-			ID      string `json:"id"`
-			Message string `json:"formattedClientMessage"`
-		} `json:"responseCode"`
-	}
-}
-
-// code is the response-code id of an error answer, "" for a success.
-func (a answer) code() string {
-	if a.Env.ResponseCode == nil {
-		return ""
-	}
-	return a.Env.ResponseCode.ID
-}
-
-func (a answer) message() string {
-	if a.Env.ResponseCode == nil {
-		return ""
-	}
-	return a.Env.ResponseCode.Message
-}
-
-// do sends one request to the gateway; roles may be empty.
-func do(tb testing.TB, h http.Handler, method, path, body, roles string) answer {
+// do sends one request to the gateway as testUser; roles may be empty.
+func do(tb testing.TB, h http.Handler, method, path, body, roles string) handlertest.Answer {
 	tb.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -172,11 +99,7 @@ func do(tb testing.TB, h http.Handler, method, path, body, roles string) answer 
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if roles != "" {
-		req.Header.Set(roleHeader, roles)
+		req.Header.Set(handlertest.RolesHeader, roles)
 	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	a := answer{Status: rec.Code, Header: rec.Header(), Raw: bytes.Clone(rec.Body.Bytes())}
-	require.NoError(tb, json.Unmarshal(a.Raw, &a.Env), "answer: %s", a.Raw)
-	return a
+	return handlertest.Do(tb, h, req)
 }

@@ -80,28 +80,28 @@ func TestSandboxLifecycle(t *testing.T) {
 	created := do(t, gw, "POST", "/v2/accounts", `{"name":"Lifecycle Ltd","totalAssets":12.5,"billingCity":"Oslo"}`, "")
 	require.Equal(t, 201, created.Status, "answer: %s", created.Raw)
 	var ref struct{ ID string }
-	require.NoError(t, json.Unmarshal(created.Env.Result, &ref))
+	require.NoError(t, json.Unmarshal(created.Result, &ref))
 	require.Regexp(t, accountID, ref.ID)
 
 	v1 := do(t, gw, "GET", "/v1/accounts/"+ref.ID, "", "")
 	require.Equal(t, 200, v1.Status)
 	assert.JSONEq(t, fmt.Sprintf(`{"id":%q,"name":"Lifecycle Ltd","totalassets":12.5,"billingcity":"Oslo"}`, ref.ID),
-		string(v1.Env.Result))
+		string(v1.Result))
 
 	upd := do(t, gw, "PUT", "/v2/accounts/"+ref.ID[:15], `{"billingCity":"Bergen","phone":"+47 1"}`, "")
 	require.Equal(t, 200, upd.Status, "answer: %s", upd.Raw)
-	assert.JSONEq(t, `""`, string(upd.Env.Result))
+	assert.JSONEq(t, `""`, string(upd.Result))
 
 	bulk := do(t, gw, "PUT", "/v2/accounts", fmt.Sprintf(`[{"id":%q,"rating":"Hot"},{"id":"001000000000000AAA","rating":"Cold"}]`, ref.ID), "")
 	require.Equal(t, 200, bulk.Status)
 	assert.JSONEq(t, fmt.Sprintf(`[{"id":%q,"statusCode":200},`+
 		`{"id":"001000000000000AAA","statusCode":404,"errors":[{"errorCode":"NOT_FOUND","message":"no account has this id"}]}]`, ref.ID),
-		string(bulk.Env.Result))
+		string(bulk.Result))
 
 	v3 := do(t, gw, "GET", "/v3/accounts/"+ref.ID, "", "")
 	require.Equal(t, 200, v3.Status)
 	var rec map[string]any
-	require.NoError(t, json.Unmarshal(v3.Env.Result, &rec))
+	require.NoError(t, json.Unmarshal(v3.Result, &rec))
 	assert.Equal(t, "Bergen", rec["billingCity"], "the partial update kept nothing but what it set")
 	assert.Equal(t, "+47 1", rec["phone"])
 	assert.Equal(t, "Hot", rec["rating"])
@@ -114,11 +114,11 @@ func TestSandboxLifecycle(t *testing.T) {
 	for _, m := range []string{"GET", "DELETE"} {
 		gone := do(t, gw, m, "/v2/accounts/"+ref.ID, "", "")
 		assert.Equal(t, 404, gone.Status, "%s after delete", m)
-		assert.Equal(t, "SOBJECT_OPERATION_FAILED", gone.code())
+		assert.Equal(t, "SOBJECT_OPERATION_FAILED", gone.ResponseCode.ID)
 	}
 	missing := do(t, gw, "PUT", "/v2/accounts/"+ref.ID, `{"name":"back"}`, "")
 	assert.Equal(t, 404, missing.Status)
-	assert.Equal(t, "SOBJECT_OPERATION_FAILED", missing.code())
+	assert.Equal(t, "SOBJECT_OPERATION_FAILED", missing.ResponseCode.ID)
 }
 
 // TestSandboxDeleteAll empties the store only for an admin.
@@ -128,12 +128,12 @@ func TestSandboxDeleteAll(t *testing.T) {
 	gw := newGateway(t, url, accounts.Options{})
 	denied := do(t, gw, "DELETE", "/v2/accounts", "", "")
 	assert.Equal(t, 403, denied.Status)
-	assert.Equal(t, "ACCESS_DENIED", denied.code())
+	assert.Equal(t, "ACCESS_DENIED", denied.ResponseCode.ID)
 	assert.Len(t, listIDs(t, gw), 36, "a refused delete deletes nothing")
 
 	all := do(t, gw, "DELETE", "/v2/accounts", "", "admin")
 	require.Equal(t, 200, all.Status, "answer: %s", all.Raw)
-	assert.JSONEq(t, `{"deleted":36}`, string(all.Env.Result))
+	assert.JSONEq(t, `{"deleted":36}`, string(all.Result))
 	assert.Empty(t, listIDs(t, gw))
 }
 
@@ -151,7 +151,7 @@ func TestSandboxParallelWriters(t *testing.T) {
 		wg.Go(func() {
 			a := do(t, gw, "POST", "/v2/accounts", fmt.Sprintf(`{"name":"Writer %02d"}`, i), "")
 			var ref struct{ ID string }
-			if a.Status != 201 || json.Unmarshal(a.Env.Result, &ref) != nil {
+			if a.Status != 201 || json.Unmarshal(a.Result, &ref) != nil {
 				errs <- fmt.Sprintf("create %d: %s", i, a.Raw)
 				return
 			}
@@ -173,7 +173,7 @@ func TestSandboxParallelWriters(t *testing.T) {
 		a := do(t, gw, "GET", "/v2/accounts/"+id, "", "")
 		require.Equal(t, 200, a.Status)
 		var rec struct{ Name, BillingCity string }
-		require.NoError(t, json.Unmarshal(a.Env.Result, &rec))
+		require.NoError(t, json.Unmarshal(a.Result, &rec))
 		assert.Equal(t, fmt.Sprintf("Writer %02d", i), rec.Name)
 		assert.Equal(t, fmt.Sprintf("City %02d", i), rec.BillingCity)
 	}
@@ -190,7 +190,7 @@ func TestSandboxSurvivesRestart(t *testing.T) {
 	created := do(t, gw, "POST", "/v2/accounts", `{"name":"Durable AG","website":"durable.example"}`, "")
 	require.Equal(t, 201, created.Status)
 	var ref struct{ ID string }
-	require.NoError(t, json.Unmarshal(created.Env.Result, &ref))
+	require.NoError(t, json.Unmarshal(created.Result, &ref))
 	before := listIDs(t, gw)
 	victim := before[0]
 	require.Equal(t, 200, do(t, gw, "DELETE", "/v2/accounts/"+victim, "", "").Status)
@@ -202,7 +202,7 @@ func TestSandboxSurvivesRestart(t *testing.T) {
 	assert.Equal(t, before[1:], after)
 	a := do(t, gw, "GET", "/v2/accounts/"+ref.ID, "", "")
 	require.Equal(t, 200, a.Status)
-	assert.JSONEq(t, fmt.Sprintf(`{"id":%q,"name":"Durable AG","website":"durable.example"}`, ref.ID), string(a.Env.Result))
+	assert.JSONEq(t, fmt.Sprintf(`{"id":%q,"name":"Durable AG","website":"durable.example"}`, ref.ID), string(a.Result))
 	assert.Equal(t, 404, do(t, gw, "GET", "/v2/accounts/"+victim, "", "").Status)
 }
 
@@ -213,7 +213,7 @@ func listIDs(t *testing.T, gw http.Handler) []string {
 	a := do(t, gw, "GET", "/v1/accounts", "", "")
 	require.Equal(t, 200, a.Status, "answer: %s", a.Raw)
 	var recs []struct{ ID string }
-	require.NoError(t, json.Unmarshal(a.Env.Result, &recs))
+	require.NoError(t, json.Unmarshal(a.Result, &recs))
 	ids := make([]string, len(recs))
 	for i, r := range recs {
 		ids[i] = r.ID

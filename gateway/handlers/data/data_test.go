@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 )
 
 func TestQueryMapsRecordsByType(t *testing.T) {
@@ -130,7 +132,7 @@ func TestModelOfAnUndeclaredTypeDescribesOnce(t *testing.T) {
 	api.describeGate = make(chan struct{})
 	gw := newGateway(t, api.URL, httpClient())
 	const callers = 50
-	results := make([]answer, callers)
+	results := make([]handlertest.Answer, callers)
 	var wg sync.WaitGroup
 	for i := range callers {
 		wg.Add(1)

@@ -1,8 +1,6 @@
 package data_test
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,10 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/config"
-	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/handlers/data"
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 	"github.com/restgate/gateway/gateway/handlers/settings"
 	"github.com/restgate/gateway/gateway/middleware"
 	"github.com/restgate/gateway/gateway/router"
@@ -56,50 +53,29 @@ func testConfig() *config.Config {
 }
 
 // newGateway serves testConfig against the data API at baseURL through the
-// real router, writer (system messages exposed) and trace middleware.
+// real router, writer (system messages exposed, output up to 1 MiB) and
+// trace middleware.
 func newGateway(tb testing.TB, baseURL string, doer upstreams.Doer) http.Handler {
 	tb.Helper()
 	cfg := testConfig()
-	table, err := routes.Build(cfg)
-	require.NoError(tb, err)
+	cfg.Mapping.MaxOutputChars = 1 << 20
 	backends := data.Backends(func(name string) (*data.Backend, error) {
 		return data.NewBackend(baseURL, cfg.Upstreams[name].Options, doer, time.Minute)
 	})
 	fields, err := backends("data")
 	require.NoError(tb, err)
-	w := call.NewWriter(call.WriterConfig{Catalog: envelope.NewCatalog(), ExposeSystemMessages: true,
-		MaxOutput: 1 << 20, MaxDepth: cfg.Mapping.MaxDepth})
-	h, err := router.New(table, router.Options{Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes,
-		Kinds: map[string]router.Factory{
+	h, _ := handlertest.Router(tb, cfg, true, func(table *routes.Table) map[string]router.Factory {
+		return map[string]router.Factory{
 			config.KindData:  data.New(backends, table, data.Options{}),
 			config.KindModel: settings.Model(table, fields, cfg.Mapping.MaxDepth),
-		}})
-	require.NoError(tb, err)
+		}
+	})
 	return middleware.Trace(h, time.Now)
 }
 
-// answer is the part of an envelope the tests read.
-type answer struct {
-	Status       int
-	Result       json.RawMessage `json:"result"`
-	ResponseCode struct {
-		ID                     string `json:"id"`
-		FormattedClientMessage string `json:"formattedClientMessage"`
-		FormattedSystemMessage string `json:"formattedSystemMessage"`
-	} `json:"responseCode"`
-}
-
-func get(tb testing.TB, h http.Handler, path string) answer {
+func get(tb testing.TB, h http.Handler, path string) handlertest.Answer {
 	tb.Helper()
-	req := httptest.NewRequest(http.MethodGet, path, nil)
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	raw, err := io.ReadAll(rec.Body)
-	require.NoError(tb, err)
-	var a answer
-	require.NoError(tb, json.Unmarshal(raw, &a), "envelope %s", raw)
-	a.Status = rec.Code
-	return a
+	return handlertest.Do(tb, h, httptest.NewRequest(http.MethodGet, path, nil))
 }
 
 func queryPath(version, soql string) string {

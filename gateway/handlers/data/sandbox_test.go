@@ -1,15 +1,16 @@
 package data_test
 
 import (
+	"database/sql"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 	"github.com/restgate/gateway/upstreams/sandbox"
 )
 
@@ -17,17 +18,13 @@ import (
 // over seeded accounts and contacts, answering batches of batch records.
 func sandboxGateway(t *testing.T, batch int) http.Handler {
 	t.Helper()
-	db, err := sandbox.OpenDB(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	accounts, err := sandbox.NewAccounts(db) // seeds the accounts the contacts attach to
-	require.NoError(t, err)
-	_ = accounts
-	h, err := sandbox.NewDataAPI(db, sandbox.WithDataBatchSize(batch))
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return newGateway(t, srv.URL, httpClient())
+	url, _ := handlertest.Sandbox(t, t.TempDir(), func(db *sql.DB) (http.Handler, error) {
+		if _, err := sandbox.NewAccounts(db); err != nil { // seeds the accounts the contacts attach to
+			return nil, err
+		}
+		return sandbox.NewDataAPI(db, sandbox.WithDataBatchSize(batch))
+	})
+	return newGateway(t, url, httpClient())
 }
 
 type page struct {

@@ -2,7 +2,6 @@ package files_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -16,8 +15,8 @@ import (
 
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/config"
-	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/handlers/files"
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 	"github.com/restgate/gateway/gateway/middleware"
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
@@ -70,17 +69,13 @@ func newGateway(tb testing.TB, baseURL string, doer upstreams.Doer, maxBody int6
 			Methods: []string{http.MethodPost}, MaxBodyBytes: maxBody}},
 	}
 	config.Defaults(cfg)
-	table, err := routes.Build(cfg)
-	require.NoError(tb, err)
 	resolve := func(name string) (*upfiles.Client, error) {
 		return upfiles.New(baseURL, "v35.0", community, doer)
 	}
 	g := &gateway{spool: tb.TempDir()}
-	w := call.NewWriter(call.WriterConfig{Catalog: envelope.NewCatalog(), ExposeSystemMessages: true,
-		MaxOutput: cfg.Mapping.MaxOutputChars, MaxDepth: cfg.Mapping.MaxDepth})
-	h, err := router.New(table, router.Options{Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes,
-		Kinds: map[string]router.Factory{config.KindFiles: files.New(resolve, files.Options{SpoolDir: g.spool})}})
-	require.NoError(tb, err)
+	h, _ := handlertest.Router(tb, cfg, true, func(*routes.Table) map[string]router.Factory {
+		return map[string]router.Factory{config.KindFiles: files.New(resolve, files.Options{SpoolDir: g.spool})}
+	})
 	record := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(rw, r)
 		c := call.From(r.Context())
@@ -117,29 +112,13 @@ func form(tb testing.TB, parts ...part) (contentType string, body []byte) {
 	return mw.FormDataContentType(), buf.Bytes()
 }
 
-// answer is the part of an envelope the tests read.
-type answer struct {
-	Status       int
-	Result       json.RawMessage `json:"result"`
-	ResponseCode struct {
-		ID                     string `json:"id"`
-		FormattedClientMessage string `json:"formattedClientMessage"`
-		FormattedSystemMessage string `json:"formattedSystemMessage"`
-	} `json:"responseCode"`
-}
-
-func send(tb testing.TB, h http.Handler, contentType string, body io.Reader) answer {
+func send(tb testing.TB, h http.Handler, contentType string, body io.Reader) handlertest.Answer {
 	tb.Helper()
 	req := httptest.NewRequest(http.MethodPost, "/v1/files", body)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	var a answer
-	require.NoError(tb, json.Unmarshal(rec.Body.Bytes(), &a), "envelope %s", rec.Body.Bytes())
-	a.Status = rec.Code
-	return a
+	return handlertest.Do(tb, h, req)
 }
 
 func httpClient() *http.Client { return &http.Client{Timeout: 30 * time.Second} }

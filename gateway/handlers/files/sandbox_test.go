@@ -2,9 +2,9 @@ package files_test
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 	"github.com/restgate/gateway/upstreams"
 	"github.com/restgate/gateway/upstreams/sandbox"
 )
@@ -20,15 +21,13 @@ import (
 // through the shared upstream client that adds the bearer token.
 func sandboxGateway(t *testing.T) (*gateway, string, func(id string) (title, storedPath string)) {
 	t.Helper()
-	db, err := sandbox.OpenDB(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
 	store := filepath.Join(t.TempDir(), "files")
-	h, err := sandbox.NewFiles(db, store)
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	client, err := upstreams.NewClient("files", upstreams.Settings{URL: srv.URL, Retry: upstreams.RetrySettings{Attempts: 1},
+	var db *sql.DB
+	url, _ := handlertest.Sandbox(t, t.TempDir(), func(d *sql.DB) (http.Handler, error) {
+		db = d
+		return sandbox.NewFiles(d, store)
+	})
+	client, err := upstreams.NewClient("files", upstreams.Settings{URL: url, Retry: upstreams.RetrySettings{Attempts: 1},
 		Auth: upstreams.AuthSettings{BearerToken: "sandbox-token"}}, nil)
 	require.NoError(t, err)
 	t.Cleanup(client.Close)
@@ -38,7 +37,7 @@ func sandboxGateway(t *testing.T) (*gateway, string, func(id string) (title, sto
 			Scan(&title, &path))
 		return title, path
 	}
-	return newGateway(t, srv.URL, client, 1<<30), store, lookup
+	return newGateway(t, url, client, 1<<30), store, lookup
 }
 
 func TestSandboxUpload(t *testing.T) {
@@ -76,14 +75,9 @@ func TestSandboxUpload(t *testing.T) {
 
 func TestSandboxRequiresToken(t *testing.T) {
 	t.Parallel()
-	db, err := sandbox.OpenDB(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	h, err := sandbox.NewFiles(db, t.TempDir())
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	g := newGateway(t, srv.URL, httpClient(), 1<<20) // no credentials added
+	store := t.TempDir()
+	url, _ := handlertest.Sandbox(t, t.TempDir(), func(db *sql.DB) (http.Handler, error) { return sandbox.NewFiles(db, store) })
+	g := newGateway(t, url, httpClient(), 1<<20) // no credentials added
 	ct, body := form(t, part{name: "subjectId", content: subject}, part{name: "file", filename: "a.txt", content: "a"})
 	a := send(t, g, ct, bytes.NewReader(body))
 	assert.Equal(t, http.StatusUnauthorized, a.Status)

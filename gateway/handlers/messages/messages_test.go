@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 	"github.com/restgate/gateway/upstreams/sandbox"
 )
 
@@ -160,14 +161,12 @@ func TestMethodsOtherThanPost(t *testing.T) {
 
 func TestSandboxStoresMessages(t *testing.T) {
 	t.Parallel()
-	db, err := sandbox.OpenDB(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	h, err := sandbox.NewFeed(db)
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	gw := newGateway(t, srv.URL, httpClient())
+	var db *sql.DB
+	url, _ := handlertest.Sandbox(t, t.TempDir(), func(d *sql.DB) (http.Handler, error) {
+		db = d
+		return sandbox.NewFeed(d)
+	})
+	gw := newGateway(t, url, httpClient())
 
 	for _, m := range []string{"first", "second ✓"} {
 		a := post(t, gw, "/v1/messages", "application/json", `{"name":"Ann","message":"`+m+`"}`)

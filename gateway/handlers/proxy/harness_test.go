@@ -1,8 +1,6 @@
 package proxy_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,11 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
-	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/config"
-	"github.com/restgate/gateway/gateway/envelope"
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 	"github.com/restgate/gateway/gateway/handlers/proxy"
 	"github.com/restgate/gateway/gateway/middleware"
 	"github.com/restgate/gateway/gateway/router"
@@ -62,57 +57,25 @@ func testConfig() *config.Config {
 // trace middleware; each upstream name maps to a base URL.
 func newGateway(tb testing.TB, doer upstreams.Doer, bases map[string]string) http.Handler {
 	tb.Helper()
-	cfg := testConfig()
-	table, err := routes.Build(cfg)
-	require.NoError(tb, err)
 	resolve := func(name string) (proxy.Backend, bool) {
 		base, ok := bases[name]
 		return proxy.Backend{Doer: doer, BaseURL: base}, ok
 	}
-	w := call.NewWriter(call.WriterConfig{Catalog: envelope.NewCatalog(), MaxOutput: cfg.Mapping.MaxOutputChars,
-		MaxDepth: cfg.Mapping.MaxDepth, ExposeSystemMessages: true})
-	h, err := router.New(table, router.Options{Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes,
-		Kinds: map[string]router.Factory{config.KindProxy: proxy.New(resolve, proxy.Options{})}})
-	require.NoError(tb, err)
+	h, _ := handlertest.Router(tb, testConfig(), true, func(*routes.Table) map[string]router.Factory {
+		return map[string]router.Factory{config.KindProxy: proxy.New(resolve, proxy.Options{})}
+	})
 	return middleware.Trace(h, time.Now)
 }
 
 func plainClient() upstreams.Doer { return &http.Client{Timeout: 10 * time.Second} }
 
-// answer is a decoded envelope.
-type answer struct {
-	Status int
-	Header http.Header
-	Raw    []byte
-	Env    struct {
-		Result       json.RawMessage `json:"result"`
-		ResponseCode *struct {
-			ID            string `json:"id"`
-			ClientMessage string `json:"formattedClientMessage"`
-			SystemMessage string `json:"formattedSystemMessage"`
-		} `json:"responseCode"`
-	}
-}
-
-func (a answer) code() string {
-	if a.Env.ResponseCode == nil {
-		return ""
-	}
-	return a.Env.ResponseCode.ID
-}
-
-func do(tb testing.TB, h http.Handler, method, path, body string) answer {
+func do(tb testing.TB, h http.Handler, method, path, body string) handlertest.Answer {
 	tb.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req := httptest.NewRequest(method, path, rd)
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	a := answer{Status: rec.Code, Header: rec.Header(), Raw: bytes.Clone(rec.Body.Bytes())}
-	require.NoError(tb, json.Unmarshal(a.Raw, &a.Env), "answer: %s", a.Raw)
-	return a
+	return handlertest.Do(tb, h, httptest.NewRequest(method, path, rd))
 }
 
 // seen is one request a fake backend received.

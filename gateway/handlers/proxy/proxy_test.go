@@ -1,28 +1,23 @@
 package proxy_test
 
 import (
+	"database/sql"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 	"github.com/restgate/gateway/upstreams"
 	"github.com/restgate/gateway/upstreams/sandbox"
 )
 
 func TestContactsFromSandboxQuery(t *testing.T) {
 	t.Parallel()
-	db, err := sandbox.OpenDB(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	data, err := sandbox.NewDataAPI(db)
-	require.NoError(t, err)
-	srv := httptest.NewServer(data)
-	t.Cleanup(srv.Close)
-	h := newGateway(t, plainClient(), map[string]string{"data": srv.URL, "fake": srv.URL})
+	url, _ := handlertest.Sandbox(t, t.TempDir(), func(db *sql.DB) (http.Handler, error) { return sandbox.NewDataAPI(db) })
+	h := newGateway(t, plainClient(), map[string]string{"data": url, "fake": url})
 
 	tests := []struct {
 		desc, version string
@@ -37,7 +32,7 @@ func TestContactsFromSandboxQuery(t *testing.T) {
 			a := do(t, h, "GET", "/"+tt.version+"/contacts", "")
 			require.Equal(t, http.StatusOK, a.Status, "%s", a.Raw)
 			var records []map[string]any
-			require.NoError(t, json.Unmarshal(a.Env.Result, &records), "the result is the records array: %s", a.Env.Result)
+			require.NoError(t, json.Unmarshal(a.Result, &records), "the result is the records array: %s", a.Result)
 			require.NotEmpty(t, records)
 			for _, k := range tt.want {
 				assert.Contains(t, records[0], k)
@@ -130,9 +125,9 @@ func TestForwarding(t *testing.T) {
 			h := newGateway(t, plainClient(), map[string]string{"fake": base, "data": base})
 			a := do(t, h, tt.method, tt.path, tt.body)
 			assert.Equal(t, tt.wantStatus, a.Status, "%s", a.Raw)
-			assert.Equal(t, tt.wantCode, a.code(), "%s", a.Raw)
+			assert.Equal(t, tt.wantCode, a.ResponseCode.ID, "%s", a.Raw)
 			if tt.wantResult != "" {
-				assert.JSONEq(t, tt.wantResult, string(a.Env.Result))
+				assert.JSONEq(t, tt.wantResult, string(a.Result))
 			}
 			if !tt.sent {
 				assert.Empty(t, got, "nothing reaches the backend")
@@ -159,8 +154,8 @@ func TestRejectionMessageReachesSystemMessage(t *testing.T) {
 	h := newGateway(t, plainClient(), map[string]string{"fake": base, "data": base})
 	a := do(t, h, "GET", "/v2/things/1", "")
 	require.Equal(t, 400, a.Status)
-	require.NotNil(t, a.Env.ResponseCode)
-	assert.Contains(t, a.Env.ResponseCode.SystemMessage, "unexpected token: FROM")
+	assert.Equal(t, "SOBJECT_OPERATION_FAILED", a.ResponseCode.ID)
+	assert.Contains(t, a.ResponseCode.FormattedSystemMessage, "unexpected token: FROM")
 }
 
 func TestSharedClientFailures(t *testing.T) {
@@ -172,9 +167,9 @@ func TestSharedClientFailures(t *testing.T) {
 	h := newGateway(t, client, map[string]string{"fake": base, "data": base})
 	first := do(t, h, "GET", "/v2/things/1", "")
 	assert.Equal(t, 502, first.Status)
-	assert.Equal(t, "CALLOUT_FAILED", first.code())
+	assert.Equal(t, "CALLOUT_FAILED", first.ResponseCode.ID)
 	open := do(t, h, "GET", "/v2/things/1", "")
 	assert.Equal(t, 503, open.Status, "the breaker opened after one failure")
-	assert.Equal(t, "CALLOUT_FAILED", open.code())
+	assert.Equal(t, "CALLOUT_FAILED", open.ResponseCode.ID)
 	assert.NotEmpty(t, open.Header.Get("Retry-After"))
 }

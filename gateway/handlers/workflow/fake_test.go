@@ -247,12 +247,12 @@ func TestUpstreamRequests(t *testing.T) {
 			a := do(t, newGateway(t, base), tt.req)
 			eng.check(t, tt.want)
 			assert.Equal(t, tt.status, a.Status, "%s", a.Raw)
-			assert.Equal(t, tt.code, a.code(), "%s", a.Raw)
+			assert.Equal(t, tt.code, a.ResponseCode.ID, "%s", a.Raw)
 			if tt.result != "" {
-				assert.JSONEq(t, tt.result, string(a.Env.Result))
+				assert.JSONEq(t, tt.result, string(a.Result))
 			}
 			if tt.msg != "" {
-				assert.Contains(t, a.message(), tt.msg)
+				assert.Contains(t, a.ResponseCode.FormattedClientMessage, tt.msg)
 			}
 		})
 	}

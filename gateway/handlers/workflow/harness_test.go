@@ -1,7 +1,6 @@
 package workflow_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,9 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/config"
-	"github.com/restgate/gateway/gateway/envelope"
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 	"github.com/restgate/gateway/gateway/handlers/workflow"
 	"github.com/restgate/gateway/gateway/middleware"
 	"github.com/restgate/gateway/gateway/router"
@@ -23,10 +21,6 @@ import (
 	"github.com/restgate/gateway/upstreams/sandbox"
 	engine "github.com/restgate/gateway/upstreams/workflow"
 )
-
-// userHeader names the test caller for the tiny identity layer below; the
-// gateway itself never reads identity from a header.
-const userHeader = "X-Test-User"
 
 // defaultUser is the caller when a request names none.
 const defaultUser = "kermit"
@@ -79,8 +73,6 @@ func (d basicDoer) Do(req *http.Request) (*http.Response, error) {
 func newGateway(tb testing.TB, baseURL string) http.Handler {
 	tb.Helper()
 	cfg := testConfig()
-	table, err := routes.Build(cfg)
-	require.NoError(tb, err)
 	client := engine.New(baseURL, basicDoer{&http.Client{Timeout: 10 * time.Second}})
 	resolve := func(name string) *engine.Client {
 		if name != "workflow" {
@@ -88,76 +80,25 @@ func newGateway(tb testing.TB, baseURL string) http.Handler {
 		}
 		return client
 	}
-	w := call.NewWriter(call.WriterConfig{Catalog: envelope.NewCatalog(), MaxOutput: cfg.Mapping.MaxOutputChars,
-		MaxDepth: cfg.Mapping.MaxDepth})
-	h, err := router.New(table, router.Options{Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes,
-		Kinds: map[string]router.Factory{config.KindWorkflow: workflow.New(resolve, cfg.Server.Limits.MaxJSONDepth)}})
-	require.NoError(tb, err)
-	return middleware.Trace(withIdentity(h), time.Now)
-}
-
-// withIdentity stands in for the authentication layer.
-func withIdentity(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		user := r.Header.Get(userHeader)
-		if user == "" {
-			user = defaultUser
-		}
-		call.From(r.Context()).Identity = call.Identity{UserID: user}
-		next.ServeHTTP(rw, r)
+	h, _ := handlertest.Router(tb, cfg, false, func(*routes.Table) map[string]router.Factory {
+		return map[string]router.Factory{config.KindWorkflow: workflow.New(resolve, cfg.Server.Limits.MaxJSONDepth)}
 	})
+	return middleware.Trace(handlertest.WithIdentity(h, defaultUser), time.Now)
 }
 
 // newSandbox serves the reference engine on a fresh database.
 func newSandbox(tb testing.TB) string {
 	tb.Helper()
-	db, err := sandbox.OpenDB(tb.TempDir())
-	require.NoError(tb, err)
-	h, err := sandbox.NewWorkflow(db)
-	require.NoError(tb, err)
-	srv := httptest.NewServer(h)
-	tb.Cleanup(func() {
-		srv.Close()
-		_ = db.Close()
-	})
-	return srv.URL
+	url, _ := handlertest.Sandbox(tb, tb.TempDir(), sandbox.NewWorkflow)
+	return url
 }
 
-// request is one client request to the gateway.
+// request is one client request to the gateway; user "" is defaultUser.
 type request struct {
 	method, target, body, user string
 }
 
-// answer is a decoded envelope.
-type answer struct {
-	Status int
-	Raw    []byte
-	Env    struct {
-		Result       json.RawMessage `json:"result"`
-		UserID       string          `json:"userId"`
-		ResponseCode *struct {
-			ID      string `json:"id"`
-			Message string `json:"formattedClientMessage"`
-		} `json:"responseCode"`
-	}
-}
-
-// code is the response-code id of an error answer, "" for a success.
-func (a answer) code() string {
-	if a.Env.ResponseCode == nil {
-		return ""
-	}
-	return a.Env.ResponseCode.ID
-}
-
-func (a answer) message() string {
-	if a.Env.ResponseCode == nil {
-		return ""
-	}
-	return a.Env.ResponseCode.Message
-}
-
-func do(tb testing.TB, h http.Handler, req request) answer {
+func do(tb testing.TB, h http.Handler, req request) handlertest.Answer {
 	tb.Helper()
 	var body io.Reader
 	if req.body != "" {
@@ -165,13 +106,9 @@ func do(tb testing.TB, h http.Handler, req request) answer {
 	}
 	r := httptest.NewRequest(req.method, req.target, body)
 	if req.user != "" {
-		r.Header.Set(userHeader, req.user)
+		r.Header.Set(handlertest.UserHeader, req.user)
 	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, r)
-	a := answer{Status: rec.Code, Raw: bytes.Clone(rec.Body.Bytes())}
-	require.NoError(tb, json.Unmarshal(a.Raw, &a.Env), "answer: %s", a.Raw)
-	return a
+	return handlertest.Do(tb, h, r)
 }
 
 // field reads one string member of an object result.

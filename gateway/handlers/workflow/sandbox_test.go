@@ -17,14 +17,14 @@ func startLoan(t *testing.T, h http.Handler) string {
 	a := do(t, h, request{method: http.MethodPost, target: "/v1/process-instances",
 		body: `{"processDefinitionKey":"loanProcess","businessKey":"loan-1","variables":[{"name":"amount","value":1000}]}`})
 	require.Equal(t, http.StatusCreated, a.Status, "%s", a.Raw)
-	instance := field(t, a.Env.Result, "id")
+	instance := field(t, a.Result, "id")
 	a = do(t, h, request{method: http.MethodGet, target: "/v1/tasks?taskDefinitionKey=UnassignedLoan"})
 	require.Equal(t, http.StatusOK, a.Status, "%s", a.Raw)
 	var tasks []struct {
 		ID                string `json:"id"`
 		ProcessInstanceID string `json:"processInstanceId"`
 	}
-	require.NoError(t, json.Unmarshal(a.Env.Result, &tasks))
+	require.NoError(t, json.Unmarshal(a.Result, &tasks))
 	for _, task := range tasks {
 		if task.ProcessInstanceID == instance {
 			return task.ID
@@ -115,23 +115,23 @@ func TestRoutesAgainstSandbox(t *testing.T) {
 			req.target = strings.ReplaceAll(req.target, "{task}", task)
 			a := do(t, h, req)
 			assert.Equal(t, tt.status, a.Status, "%s", a.Raw)
-			assert.Equal(t, tt.code, a.code(), "%s", a.Raw)
+			assert.Equal(t, tt.code, a.ResponseCode.ID, "%s", a.Raw)
 			if tt.code == "" {
-				assert.Equal(t, defaultOr(req.user), a.Env.UserID)
+				assert.Equal(t, defaultOr(req.user), a.UserID)
 			}
-			text := string(a.Env.Result) + a.message()
+			text := string(a.Result) + a.ResponseCode.FormattedClientMessage
 			for _, want := range tt.contains {
 				assert.Contains(t, text, want)
 			}
 			if tt.result != "" {
-				assert.JSONEq(t, tt.result, string(a.Env.Result))
+				assert.JSONEq(t, tt.result, string(a.Result))
 			}
 			if tt.after != nil {
 				next := *tt.after
 				next.target = strings.ReplaceAll(next.target, "{task}", task)
 				b := do(t, h, next)
 				require.Equal(t, http.StatusOK, b.Status, "%s", b.Raw)
-				assert.Contains(t, string(b.Env.Result), tt.afterHas)
+				assert.Contains(t, string(b.Result), tt.afterHas)
 			}
 		})
 	}

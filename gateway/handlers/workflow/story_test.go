@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 )
 
 type storyTask struct {
@@ -17,11 +19,11 @@ type storyTask struct {
 	EndTime           *string `json:"endTime"`
 }
 
-func tasksIn(t *testing.T, a answer) []storyTask {
+func tasksIn(t *testing.T, a handlertest.Answer) []storyTask {
 	t.Helper()
 	require.Equal(t, http.StatusOK, a.Status, "%s", a.Raw)
 	var tasks []storyTask
-	require.NoError(t, json.Unmarshal(a.Env.Result, &tasks), "%s", a.Raw)
+	require.NoError(t, json.Unmarshal(a.Result, &tasks), "%s", a.Raw)
 	return tasks
 }
 
@@ -36,7 +38,7 @@ func TestLoanStory(t *testing.T) {
 	a := do(t, h, request{method: "POST", target: "/v2/process-instances",
 		body: `{"processDefinitionKey":"loanProcess","businessKey":"loan-42","variables":[{"name":"amount","value":25000}]}`})
 	require.Equal(t, http.StatusCreated, a.Status, "%s", a.Raw)
-	instance := field(t, a.Env.Result, "id")
+	instance := field(t, a.Result, "id")
 	require.NotEmpty(t, instance)
 
 	open := tasksIn(t, do(t, h, request{method: "GET",
@@ -48,21 +50,21 @@ func TestLoanStory(t *testing.T) {
 
 	a = do(t, h, request{method: "POST", target: "/v2/tasks/" + loan.ID + "/claims", user: officer})
 	require.Equal(t, http.StatusOK, a.Status, "%s", a.Raw)
-	assert.JSONEq(t, `""`, string(a.Env.Result))
-	assert.Equal(t, officer, a.Env.UserID)
+	assert.JSONEq(t, `""`, string(a.Result))
+	assert.Equal(t, officer, a.UserID)
 
 	a = do(t, h, request{method: "POST", target: "/v2/tasks/" + loan.ID + "/claims", user: other})
 	assert.Equal(t, http.StatusConflict, a.Status, "%s", a.Raw)
-	assert.Equal(t, "SOBJECT_OPERATION_FAILED", a.code())
+	assert.Equal(t, "SOBJECT_OPERATION_FAILED", a.ResponseCode.ID)
 
 	a = do(t, h, request{method: "GET", target: "/v2/tasks/" + loan.ID})
 	require.Equal(t, http.StatusOK, a.Status, "%s", a.Raw)
-	assert.Equal(t, officer, field(t, a.Env.Result, "assignee"), "the conflicting claim changed nothing")
+	assert.Equal(t, officer, field(t, a.Result, "assignee"), "the conflicting claim changed nothing")
 
 	a = do(t, h, request{method: "POST", target: "/v2/tasks/" + loan.ID + "/completions", user: officer,
 		body: `{"disposition":"saveforlater","variables":[{"name":"note","value":"missing payslip"}]}`})
 	require.Equal(t, http.StatusOK, a.Status, "%s", a.Raw)
-	assert.JSONEq(t, `""`, string(a.Env.Result))
+	assert.JSONEq(t, `""`, string(a.Result))
 
 	later := tasksIn(t, do(t, h, request{method: "GET", target: "/v2/tasks?taskDefinitionKey=SaveForLater&assignee=" + officer}))
 	require.Len(t, later, 1)
