@@ -79,9 +79,9 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		scheme = "http"
 	}
 	logger.Info("gateway serving", "api", scheme+"://"+srv.APIAddr(), "admin", "http://"+srv.AdminAddr(),
-		"versions", cfg.Versions, "routes", len(gw.Table.Routes), "auth", cfg.Auth.Mode)
+		"versions", cfg.Versions, "endpoints", len(gw.Table.Entries()), "auth", cfg.Auth.Mode)
 
-	r := reload.New(reload.Options{Path: path, Getenv: getenv, Current: cfg, Shared: shared, Target: api,
+	r := reload.New(reload.Options{Path: path, Getenv: getenv, Serving: gw, Shared: shared, Target: api,
 		Counter: m, Logger: logger})
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)

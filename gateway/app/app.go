@@ -37,6 +37,18 @@ type Gateway struct {
 	Config  *config.Config
 	Table   *routes.Table
 	Handler http.Handler
+	// stop ends what the build started in the background (the JWKS
+	// refresh).
+	stop context.CancelFunc
+}
+
+// Close stops the background work of a gateway that no longer serves new
+// requests (after a reload swapped it out). Requests still running on it
+// finish normally: cached keys keep verifying tokens.
+func (g *Gateway) Close() {
+	if g != nil && g.stop != nil {
+		g.stop()
+	}
 }
 
 // Build assembles the gateway of cfg, which must have passed
@@ -55,8 +67,10 @@ func Build(ctx context.Context, cfg *config.Config, sh *Shared) (*Gateway, error
 	if err != nil {
 		return nil, err
 	}
-	authn, err := identity.New(ctx, cfg.Auth)
+	bgCtx, stop := context.WithCancel(ctx)
+	authn, err := identity.New(bgCtx, cfg.Auth)
 	if err != nil {
+		stop()
 		return nil, err
 	}
 	redactor := calllog.NewRedactor(cfg.Log.RedactFields)
@@ -74,10 +88,11 @@ func Build(ctx context.Context, cfg *config.Config, sh *Shared) (*Gateway, error
 	env := kindEnv{cfg: cfg, table: table, upstreams: ups, shared: sh}
 	mux, err := router.New(table, router.Options{Kinds: env.kinds(), Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes})
 	if err != nil {
+		stop()
 		return nil, err
 	}
 	h := chain(mux, cfg, sh, authn, w, now)
-	return &Gateway{Config: cfg, Table: table, Handler: h}, nil
+	return &Gateway{Config: cfg, Table: table, Handler: h, stop: stop}, nil
 }
 
 // chain is the one place the middleware order is decided. The first layer

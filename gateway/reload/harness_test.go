@@ -89,7 +89,7 @@ func newGateway(t *testing.T, path, fake string) *gateway {
 	gw, err := reload.Build(context.Background(), path, nil, sh)
 	require.NoError(t, err)
 	g := &gateway{path: path, fake: fake, shared: sh, api: server.NewSwappable(gw.Handler), counter: &countingCounter{}}
-	g.reloader = reload.New(reload.Options{Path: path, Current: gw.Config, Shared: sh, Target: g.api, Counter: g.counter, Logger: discard()})
+	g.reloader = reload.New(reload.Options{Path: path, Serving: gw, Shared: sh, Target: g.api, Counter: g.counter, Logger: discard()})
 	g.srv = httptest.NewServer(g.api)
 	t.Cleanup(g.srv.Close)
 	return g

@@ -25,15 +25,17 @@ type Counter interface {
 	CountReload(ok bool)
 }
 
-// Options configure a Reloader. Every field is required except Getenv.
+// Options configure a Reloader. Every field is required except Getenv and
+// Logger.
 type Options struct {
 	// Path is the config file.
 	Path string
 	// Getenv expands ${VAR}; nil reads nothing (every variable is empty).
 	Getenv func(string) string
-	// Current is the config serving now; a reload that changes its server
-	// or log sections is applied but warns that those need a restart.
-	Current *config.Config
+	// Serving is the gateway serving now. A reload closes it once it is
+	// swapped out; its server and log sections are the ones the process
+	// runs with until a restart, so a reload that changes them warns.
+	Serving *app.Gateway
 	// Shared are the parts every build reuses (upstream clients, metrics,
 	// call log).
 	Shared *app.Shared
@@ -48,8 +50,11 @@ type Options struct {
 // Reloader applies a new config to the running gateway. Safe for concurrent
 // use: reloads run one at a time, in the order they were asked for.
 type Reloader struct {
-	mu   sync.Mutex
-	opts Options
+	mu      sync.Mutex
+	opts    Options
+	serving *app.Gateway
+	// started holds the server and log sections in effect since start.
+	started *config.Config
 }
 
 // New returns a Reloader.
@@ -60,7 +65,7 @@ func New(opts Options) *Reloader {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Reloader{opts: opts}
+	return &Reloader{opts: opts, serving: opts.Serving, started: opts.Serving.Config}
 }
 
 // Reload loads, validates and builds the config file; only a gateway that
@@ -78,13 +83,14 @@ func (r *Reloader) Reload(ctx context.Context, cause string) error {
 		return err
 	}
 	cfg := gw.Config
-	if cur := r.opts.Current; cur != nil && (!reflect.DeepEqual(cfg.Server, cur.Server) || !reflect.DeepEqual(cfg.Log, cur.Log)) {
+	if !reflect.DeepEqual(cfg.Server, r.started.Server) || !reflect.DeepEqual(cfg.Log, r.started.Log) {
 		r.opts.Logger.Warn("server and log settings take effect only after a restart", "cause", cause)
 	}
 	r.opts.Target.Swap(gw.Handler)
-	r.opts.Current = cfg
+	r.serving.Close()
+	r.serving = gw
 	r.opts.Counter.CountReload(true)
-	r.opts.Logger.Info("config reloaded", "cause", cause, "path", r.opts.Path, "routes", len(gw.Table.Routes))
+	r.opts.Logger.Info("config reloaded", "cause", cause, "path", r.opts.Path, "endpoints", len(gw.Table.Entries()))
 	return nil
 }
 
@@ -92,7 +98,7 @@ func (r *Reloader) Reload(ctx context.Context, cause string) error {
 func (r *Reloader) Current() *config.Config {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.opts.Current
+	return r.serving.Config
 }
 
 // Build loads, validates and builds the gateway of the config file at path,
