@@ -3,6 +3,7 @@ package routes
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/restgate/gateway/gateway/config"
@@ -74,11 +75,11 @@ func buildModel(name string, mc config.Model, versions []string) (*Model, []erro
 	}
 	m := &Model{Name: name, Fields: mc.Fields, Maps: make(map[string]*mapping.KeyMap)}
 	for _, v := range sortedKeys(mc.Versions) {
-		if !contains(versions, v) {
+		if !slices.Contains(versions, v) {
 			errs = append(errs, errorf(path+".versions."+v, "version is not served"))
 		}
 		for internal := range mc.Versions[v].MapKeys {
-			if !contains(mc.Fields, internal) {
+			if !slices.Contains(mc.Fields, internal) {
 				errs = append(errs, errorf(path+".versions."+v+".mapKeys."+internal, "not a field of the model"))
 			}
 		}
@@ -120,7 +121,7 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 			bad(".upstream", "no upstream named %q", rc.Upstream)
 		}
 	}
-	if len(needs.actions) > 0 && !contains(needs.actions, rc.Action) {
+	if len(needs.actions) > 0 && !slices.Contains(needs.actions, rc.Action) {
 		bad(".action", "must be one of %s for kind %s", strings.Join(needs.actions, ", "), rc.Kind)
 	} else if len(needs.actions) == 0 && rc.Action != "" {
 		bad(".action", "kind %s takes no action", rc.Kind)
@@ -129,7 +130,7 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 		bad(".upstreamPath", "required for kind proxy")
 	}
 	for _, p := range upstreamParams(rc.UpstreamPath) {
-		if !contains(PathParams(rc.Path), p) {
+		if !slices.Contains(PathParams(rc.Path), p) {
 			bad(".upstreamPath", "{%s} is not a parameter of %s", p, rc.Path)
 		}
 	}
@@ -137,12 +138,12 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 		bad(".bodyTimeout", "must not be negative")
 	}
 	for i, m := range rc.Methods {
-		if !contains(httpMethods, m) {
+		if !slices.Contains(httpMethods, m) {
 			bad(fmt.Sprintf(".methods[%d]", i), "%q is not an HTTP method", m)
 		}
 	}
 	for m := range rc.Roles {
-		if m != "*" && !contains(rc.Methods, m) {
+		if m != "*" && !slices.Contains(rc.Methods, m) {
 			bad(".roles."+m, "not a method of the route")
 		}
 	}
@@ -162,7 +163,7 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 	}
 	r := &Route{Template: rc.Path, Index: index, Spec: rc, Versions: make(map[string]*VersionOptions)}
 	for _, v := range sortedKeys(rc.Versions) {
-		if !contains(cfg.Versions, v) {
+		if !slices.Contains(cfg.Versions, v) {
 			bad(".versions."+v, "version is not served")
 		}
 	}
@@ -177,7 +178,7 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 		}
 		if len(vc.Fields) > 0 {
 			for _, f := range vc.Fields {
-				if model != nil && !contains(model.Fields, f) {
+				if model != nil && !slices.Contains(model.Fields, f) {
 					bad(".versions."+v+".fields", "%q is not a field of model %s", f, model.Name)
 				}
 			}

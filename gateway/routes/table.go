@@ -7,7 +7,6 @@ package routes
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -124,8 +123,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
-
-func contains(list []string, s string) bool { return slices.Contains(list, s) }
 
 func errorf(path, format string, args ...any) error {
 	return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
