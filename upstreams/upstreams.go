@@ -25,8 +25,9 @@ import (
 // A Doer backed by *Client returns an *Error for transport failures,
 // timeouts, an open breaker, a full bulkhead, a cancelled caller and 5xx
 // answers; 1xx-4xx answers come back as a response for the adapter to read.
-// Adapters must still treat a 5xx response as a failure (NewStatusError),
-// because a plain *http.Client returns it as a response.
+// Adapters must still treat a 5xx response as a failure (ReadStatusError),
+// because a plain *http.Client returns it as a response, and classify the
+// errors of Do with TransportError.
 type Doer interface {
 	Do(req *http.Request) (*http.Response, error)
 }

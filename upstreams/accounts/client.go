@@ -10,8 +10,6 @@ package accounts
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -28,9 +26,6 @@ const Name = "accounts"
 // maxBody bounds how much of one answer the adapter reads; a larger answer
 // is KindInvalid rather than an unbounded allocation.
 const maxBody = 32 << 20
-
-// maxErrorMessage bounds the backend text copied into an error.
-const maxErrorMessage = 512
 
 // Client calls one account controller. It holds no state besides its base
 // URL and Doer, so it is safe for concurrent use.
@@ -118,7 +113,7 @@ func (c *Client) Create(ctx context.Context, body []byte) (string, error) {
 	}
 	id, ok := replyField(reply, "id")
 	if !ok || id == "" {
-		return "", invalid("create answer has no id: "+snippet(reply), nil)
+		return "", invalid("create answer has no id: "+upstreams.TrimMessage(string(reply)), nil)
 	}
 	return id, nil
 }
@@ -167,15 +162,15 @@ func (c *Client) call(ctx context.Context, method, u string, body []byte) ([]byt
 	}
 	resp, err := c.doer.Do(req)
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, upstreams.TransportError(ctx, Name, err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, upstreams.ReadStatusError(Name, resp)
+	}
 	data, err := readAnswer(resp)
 	if err != nil {
-		return nil, transportError(ctx, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, upstreams.NewStatusError(Name, resp.StatusCode, "", errorMessage(data))
+		return nil, upstreams.TransportError(ctx, Name, err)
 	}
 	if len(data) > maxBody {
 		return nil, invalid(fmt.Sprintf("answer larger than %d bytes", maxBody), nil)
@@ -195,51 +190,6 @@ func readAnswer(resp *http.Response) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
 	_, err := buf.ReadFrom(io.LimitReader(resp.Body, maxBody+1))
 	return buf.Bytes(), err
-}
-
-// transportError keeps an *upstreams.Error from the shared client as it is
-// and classifies anything else a plain *http.Client returns.
-func transportError(ctx context.Context, err error) error {
-	if upstreams.AsError(err) != nil {
-		return err
-	}
-	kind := upstreams.KindFailed
-	switch {
-	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-		kind = upstreams.KindCanceled
-	case errors.Is(err, context.DeadlineExceeded):
-		kind = upstreams.KindTimeout
-	}
-	return &upstreams.Error{Upstream: Name, Kind: kind, Err: err}
-}
-
-// errorMessage extracts the text of an error answer: Spring's JSON error
-// body carries it in "message" (or "error"); anything else is used as text.
-func errorMessage(body []byte) string {
-	var spring struct {
-		Message string `json:"message"`
-		Error   string `json:"error"`
-	}
-	if json.Unmarshal(body, &spring) == nil {
-		if spring.Message != "" {
-			return truncate(spring.Message)
-		}
-		if spring.Error != "" {
-			return truncate(spring.Error)
-		}
-	}
-	return snippet(body)
-}
-
-func snippet(body []byte) string {
-	return truncate(strings.TrimSpace(string(body)))
-}
-
-func truncate(s string) string {
-	if len(s) > maxErrorMessage {
-		return s[:maxErrorMessage] + "..."
-	}
-	return s
 }
 
 func rejected(msg string) error {

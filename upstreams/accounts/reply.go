@@ -29,7 +29,7 @@ func ValidID(id string) bool {
 
 func checkID(id string) error {
 	if !ValidID(id) {
-		return rejected("invalid account id " + truncate(id))
+		return rejected("invalid account id " + upstreams.TrimMessage(id))
 	}
 	return nil
 }
@@ -44,7 +44,7 @@ func checkStatus(reply []byte, op string) error {
 	case ok && strings.EqualFold(status, "failure"):
 		return upstreams.NewStatusError(Name, http.StatusBadRequest, "", "account "+op+" failed")
 	}
-	return invalid(op+" answer has no status: "+snippet(reply), nil)
+	return invalid(op+" answer has no status: "+upstreams.TrimMessage(string(reply)), nil)
 }
 
 // replyField returns the value of key in a one-level object answer. Valid

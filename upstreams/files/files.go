@@ -163,7 +163,7 @@ func (c *Client) Upload(ctx context.Context, subjectID string, files []File) ([]
 		return nil, local
 	}
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, upstreams.TransportError(ctx, Name, err)
 	}
 	defer resp.Body.Close()
 	return readAnswer(ctx, resp, files)
@@ -204,20 +204,4 @@ func check(subjectID string, files []File) error {
 		}
 	}
 	return nil
-}
-
-// transportError keeps an *upstreams.Error from the shared client as it is
-// and classifies anything else a plain *http.Client returns.
-func transportError(ctx context.Context, err error) error {
-	if upstreams.AsError(err) != nil {
-		return err
-	}
-	kind := upstreams.KindFailed
-	switch {
-	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-		kind = upstreams.KindCanceled
-	case errors.Is(err, context.DeadlineExceeded):
-		kind = upstreams.KindTimeout
-	}
-	return &upstreams.Error{Upstream: Name, Kind: kind, Err: err}
 }

@@ -1,7 +1,6 @@
 package files
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,13 +14,6 @@ import (
 // maxAnswer bounds the batch answer read: 500 full feed items fit easily.
 const maxAnswer = 32 << 20
 
-// maxErrorBody bounds an error answer read, maxErrorMessage the text copied
-// from it into an error.
-const (
-	maxErrorBody    = 64 << 10
-	maxErrorMessage = 512
-)
-
 type batchAnswer struct {
 	HasErrors bool          `json:"hasErrors"`
 	Results   []batchResult `json:"results"`
@@ -34,16 +26,11 @@ type batchResult struct {
 
 func readAnswer(ctx context.Context, resp *http.Response, files []File) ([]Result, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		code, msg := errorOf(body)
-		if msg == "" {
-			msg = http.StatusText(resp.StatusCode)
-		}
-		return nil, upstreams.NewStatusError(Name, resp.StatusCode, code, msg)
+		return nil, upstreams.ReadStatusError(Name, resp)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, upstreams.TransportError(ctx, Name, err)
 	}
 	if len(body) > maxAnswer {
 		return nil, invalid(fmt.Sprintf("answer larger than %d bytes", maxAnswer), nil)
@@ -89,42 +76,20 @@ func itemErrors(raw json.RawMessage, status int) []ItemError {
 	var list []ItemError
 	if json.Unmarshal(raw, &list) == nil && len(list) > 0 {
 		for i := range list {
-			list[i].Message = truncate(list[i].Message)
+			list[i].Message = upstreams.TrimMessage(list[i].Message)
 		}
 		return list
 	}
 	var one ItemError
 	if json.Unmarshal(raw, &one) == nil && (one.ErrorCode != "" || one.Message != "") {
-		one.Message = truncate(one.Message)
+		one.Message = upstreams.TrimMessage(one.Message)
 		return []ItemError{one}
 	}
 	msg := http.StatusText(status)
 	if s := strings.TrimSpace(string(raw)); s != "" && s != "null" && s != "[]" && s != "{}" {
-		msg = truncate(s)
+		msg = upstreams.TrimMessage(s)
 	}
 	return []ItemError{{Message: msg}}
-}
-
-// errorOf extracts code and message from a whole-request error answer,
-// which the data API family sends as [{"errorCode", "message"}].
-func errorOf(body []byte) (code, msg string) {
-	body = bytes.TrimSpace(body)
-	var list []ItemError
-	if json.Unmarshal(body, &list) == nil && len(list) > 0 {
-		return list[0].ErrorCode, truncate(list[0].Message)
-	}
-	var one ItemError
-	if json.Unmarshal(body, &one) == nil && (one.ErrorCode != "" || one.Message != "") {
-		return one.ErrorCode, truncate(one.Message)
-	}
-	return "", truncate(string(body))
-}
-
-func truncate(s string) string {
-	if len(s) > maxErrorMessage {
-		return s[:maxErrorMessage] + "..."
-	}
-	return s
 }
 
 func invalid(msg string, err error) error {
