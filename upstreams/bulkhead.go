@@ -23,6 +23,3 @@ func (b *bulkhead) tryAcquire() bool {
 }
 
 func (b *bulkhead) release() { <-b.slots }
-
-// inFlight is the number of slots taken.
-func (b *bulkhead) inFlight() int { return len(b.slots) }

@@ -10,6 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// inFlight is the number of slots taken.
+func (b *bulkhead) inFlight() int { return len(b.slots) }
+
 func TestBulkheadFullAnswersAtOnce(t *testing.T) {
 	t.Parallel()
 	gate := make(chan struct{})
