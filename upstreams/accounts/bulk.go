@@ -8,17 +8,6 @@ import (
 // deletePage is how many accounts DeleteAll lists per round.
 const deletePage = 200
 
-// Ids returns the ids of all accounts, in list order. The original service
-// lists names only; a record without an Id is a KindInvalid error, since
-// nothing can be done with it by id.
-func (c *Client) Ids(ctx context.Context) ([]string, error) {
-	body, err := c.List(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	return recordIDs(body)
-}
-
 // DeleteAll deletes every account: B1 has no bulk delete, so it lists a page,
 // deletes its accounts one by one and lists again until the list is empty.
 // It stops at the first failure and returns how many were deleted before it.

@@ -61,18 +61,13 @@ func TestDeleteAll(t *testing.T) {
 	}
 }
 
-func TestIds(t *testing.T) {
+func TestRecordIDs(t *testing.T) {
 	t.Parallel()
-	srv := strictBackend(t,
-		wantCall{method: "GET", path: "/api/v1/account/", status: 200, reply: `[{"Id":"` + idA + `"},{"id":"` + idB + `"}]`},
-		wantCall{method: "GET", path: "/api/v1/account/", status: 200, reply: `[{"Name":"only a name"}]`},
-	)
-	c := New(srv.URL, srv.Client())
-	ids, err := c.Ids(t.Context())
+	ids, err := recordIDs([]byte(`[{"Id":"` + idA + `"},{"id":"` + idB + `"}]`))
 	require.NoError(t, err)
 	assert.Equal(t, []string{idA, idB}, ids)
 
-	_, err = c.Ids(t.Context())
+	_, err = recordIDs([]byte(`[{"Name":"only a name"}]`))
 	ue := upstreams.AsError(err)
 	require.NotNil(t, ue)
 	assert.Equal(t, upstreams.KindInvalid, ue.Kind)

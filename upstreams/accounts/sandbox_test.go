@@ -27,7 +27,9 @@ func TestAgainstSandbox(t *testing.T) {
 	c := New(srv.URL, srv.Client())
 	ctx := t.Context()
 
-	ids, err := c.Ids(ctx)
+	all, err := c.List(ctx, nil)
+	require.NoError(t, err)
+	ids, err := recordIDs(all)
 	require.NoError(t, err)
 	require.Len(t, ids, 36)
 
@@ -63,7 +65,7 @@ func TestAgainstSandbox(t *testing.T) {
 	deleted, err := c.DeleteAll(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 36, deleted)
-	all, err := c.List(ctx, nil)
+	all, err = c.List(ctx, nil)
 	require.NoError(t, err)
 	assert.JSONEq(t, `[]`, string(all))
 }
