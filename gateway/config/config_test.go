@@ -172,3 +172,11 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestRateLimitBurstDefault(t *testing.T) {
+	t.Parallel()
+	cfg, err := Parse([]byte("versions: [v1]\nauth: {rateLimit: {requestsPerSecond: 0.5}}\n"), env(nil))
+	require.NoError(t, err)
+	assert.Equal(t, 1, cfg.Auth.RateLimit.Burst, "a slow rate still allows one request")
+	require.NoError(t, Validate(cfg))
+}

@@ -24,7 +24,7 @@ func Defaults(c *Config) {
 	setDur(&c.Auth.JWT.Leeway, 30*time.Second)
 	setInt(&c.Auth.RateLimit.MaxUsers, 10000)
 	if c.Auth.RateLimit.RequestsPerSecond > 0 && c.Auth.RateLimit.Burst == 0 {
-		c.Auth.RateLimit.Burst = int(c.Auth.RateLimit.RequestsPerSecond) * 2
+		c.Auth.RateLimit.Burst = max(int(c.Auth.RateLimit.RequestsPerSecond*2), 1)
 	}
 
 	setStr(&c.Errors.StatusMode, StatusHTTP)

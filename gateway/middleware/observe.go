@@ -8,6 +8,7 @@ import (
 
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/calllog"
+	"github.com/restgate/gateway/upstreams"
 )
 
 // Recorder receives the request metrics (gateway/metrics implements it).
@@ -63,7 +64,7 @@ func Observe(next http.Handler, d ObserveDeps) http.Handler {
 			status = http.StatusOK
 		}
 		if r.Context().Err() != nil {
-			status = 499 // the client went away; nobody failed
+			status = upstreams.StatusClientClosedRequest // the client went away; nobody failed
 		}
 		total := time.Duration(c.TotalMillis * float64(time.Millisecond))
 		upstream := c.Upstream.Total()
