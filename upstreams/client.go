@@ -21,6 +21,7 @@ type Client struct {
 	name      string
 	given     Settings
 	s         Settings
+	creds     credentials
 	transport *http.Transport
 	breaker   *breaker
 	bulkhead  *bulkhead
@@ -45,6 +46,7 @@ func NewClient(name string, s Settings, obs Observer) (*Client, error) {
 		name:      name,
 		given:     s,
 		s:         d,
+		creds:     newCredentials(d.Auth),
 		transport: newTransport(d),
 		breaker:   newBreaker(name, d.Breaker, obs),
 		bulkhead:  newBulkhead(d.MaxConcurrent),
@@ -140,7 +142,7 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		if out.Header == nil {
 			out.Header = make(http.Header)
 		}
-		prepare(k.parent, out.Header, c.s.Auth)
+		prepare(k.parent, out.Header, c.creds)
 
 		resp, err := c.transport.RoundTrip(out)
 		switch {

@@ -2,10 +2,12 @@ package upstreams
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/textproto"
 	"strings"
 	"time"
 
@@ -49,19 +51,37 @@ func newTransport(s Settings) *http.Transport {
 	return t
 }
 
+// credentials are the configured credential headers of one backend, in
+// the order they apply, built once by newCredentials so that no request
+// encodes them again.
+type credentials []credential
+
+type credential struct{ name, value string }
+
+// newCredentials turns a into canonical header names and final values:
+// Basic first, then Bearer, then the extra headers, each overriding an
+// earlier one of the same name.
+func newCredentials(a AuthSettings) credentials {
+	var c credentials
+	if a.Username != "" {
+		basic := base64.StdEncoding.EncodeToString([]byte(a.Username + ":" + a.Password))
+		c = append(c, credential{"Authorization", "Basic " + basic})
+	}
+	if a.BearerToken != "" {
+		c = append(c, credential{"Authorization", "Bearer " + a.BearerToken})
+	}
+	for name, value := range a.Headers {
+		c = append(c, credential{textproto.CanonicalMIMEHeaderKey(name), value})
+	}
+	return c
+}
+
 // prepare sets what every outgoing request carries: the configured
 // credentials (they override what an adapter set) and the W3C trace context
 // of ctx, when it holds one. h belongs to a clone, never to the caller.
-func prepare(ctx context.Context, h http.Header, a AuthSettings) {
-	if a.Username != "" {
-		r := http.Request{Header: h}
-		r.SetBasicAuth(a.Username, a.Password)
-	}
-	if a.BearerToken != "" {
-		h.Set("Authorization", "Bearer "+a.BearerToken)
-	}
-	for name, value := range a.Headers {
-		h.Set(name, value)
+func prepare(ctx context.Context, h http.Header, creds credentials) {
+	for _, c := range creds {
+		h[c.name] = []string{c.value}
 	}
 	propagation.TraceContext{}.Inject(ctx, traceHeaders(h))
 }
