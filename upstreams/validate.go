@@ -185,7 +185,7 @@ func (a AuthSettings) validate() []*FieldError {
 		case value == "":
 			errs = append(errs, &FieldError{Path: "headers." + name, Problem: "must not be empty"})
 		case strings.ContainsAny(value, "\r\n\x00"):
-			errs = append(errs, &FieldError{Path: "headers." + name, Problem: "must not contain line breaks"})
+			errs = append(errs, &FieldError{Path: "headers." + name, Problem: "must not contain line breaks or NUL"})
 		}
 	}
 	return errs

@@ -81,7 +81,7 @@ func TestValidate(t *testing.T) {
 			"upstreams.a.auth.bearerToken: must not contain spaces or line breaks",
 			"upstreams.a.auth.headers.Bad Name: is not a valid header name",
 			"upstreams.a.auth.headers.X-Empty: must not be empty",
-			"upstreams.a.auth.headers.X-Split: must not contain line breaks",
+			"upstreams.a.auth.headers.X-Split: must not contain line breaks or NUL",
 		}},
 		{desc: "password without username", s: Settings{URL: "sandbox", Auth: AuthSettings{Password: "p"}},
 			want: []string{"upstreams.a.auth.username: required when password is set"}},
