@@ -184,15 +184,11 @@ func validAccountID(id string) bool {
 		return false
 	}
 	for i := 0; i < len(id); i++ {
-		if !isBase62(id[i]) {
+		if strings.IndexByte(base62, id[i]) < 0 {
 			return false
 		}
 	}
 	return true
-}
-
-func isBase62(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 func readAccountBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {

@@ -85,7 +85,7 @@ func (s *accountStore) seedOnce(ctx context.Context) error {
 		seeds := accountSeeds()
 		ids := make([]string, len(seeds))
 		for i := range seeds {
-			ids[i] = newAccountID()
+			ids[i] = newRecordID(accountKeyPrefix)
 		}
 		for i, a := range seeds {
 			if err := s.insertWithID(ctx, tx, ids[i], s.seedValues(i, a, ids)); err != nil {

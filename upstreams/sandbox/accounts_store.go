@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -112,7 +111,7 @@ func (s *accountStore) get(ctx context.Context, id string) ([]byte, error) {
 // list position is taken in the same statement, so concurrent creates
 // never share one.
 func (s *accountStore) insert(ctx context.Context, vals []accountValue) (string, error) {
-	id := newAccountID()
+	id := newRecordID(accountKeyPrefix)
 	if err := s.insertWithID(ctx, s.db, id, vals); err != nil {
 		return "", err
 	}
@@ -277,22 +276,4 @@ func accountFieldOf(vals []accountValue, index int) (any, bool) {
 		}
 	}
 	return nil, false
-}
-
-// newAccountID returns "001" and 15 base62 characters from crypto/rand;
-// bytes of 248 and above are skipped so every character is equally likely.
-func newAccountID() string {
-	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	id := make([]byte, 3, 18)
-	copy(id, "001")
-	var buf [32]byte
-	for len(id) < 18 {
-		_, _ = rand.Read(buf[:]) // never fails since Go 1.24
-		for _, b := range buf {
-			if b < 248 && len(id) < 18 {
-				id = append(id, alphabet[b%62])
-			}
-		}
-	}
-	return string(id)
 }

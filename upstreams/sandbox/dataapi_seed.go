@@ -98,10 +98,9 @@ func seedContactRows() []seedContact {
 }
 
 func contactBase62(rng *rand.Rand, n int) string {
-	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	b := make([]byte, n)
 	for i := range b {
-		b[i] = alphabet[rng.IntN(len(alphabet))]
+		b[i] = base62[rng.IntN(len(base62))]
 	}
 	return string(b)
 }

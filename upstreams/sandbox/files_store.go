@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"fmt"
 	"io"
@@ -119,22 +118,4 @@ func filesSafeName(name string) string {
 		safe = "file"
 	}
 	return safe
-}
-
-// newRecordID is an 18-character Salesforce-style id with the key prefix of
-// its type (0D5 feed item, 069 content document).
-func newRecordID(prefix string) string {
-	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	id := make([]byte, 0, 18)
-	id = append(id, prefix...)
-	var buf [32]byte
-	for len(id) < 18 {
-		_, _ = rand.Read(buf[:]) // never fails since Go 1.24
-		for _, b := range buf {
-			if b < 248 && len(id) < 18 {
-				id = append(id, alphabet[b%62])
-			}
-		}
-	}
-	return string(id)
 }
