@@ -46,6 +46,16 @@ type workflowEngine struct {
 	now func() time.Time
 }
 
+// wfMaxBody bounds a request body: a start or a completion with its
+// variables is far below it.
+const wfMaxBody = 1 << 20
+
+// wfDecodeBody decodes the JSON request body into v, reading at most
+// wfMaxBody bytes.
+func wfDecodeBody(w http.ResponseWriter, r *http.Request, v any) error {
+	return json.NewDecoder(http.MaxBytesReader(w, r.Body, wfMaxBody)).Decode(v)
+}
+
 // engineTimeLayout is how the engine writes dates: 2013-04-17T10:17:43.902+0000.
 const engineTimeLayout = "2006-01-02T15:04:05.000-0700"
 

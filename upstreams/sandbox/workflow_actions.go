@@ -21,7 +21,7 @@ func (e *workflowEngine) taskAction(w http.ResponseWriter, r *http.Request) {
 		Assignee  *string          `json:"assignee"`
 		Variables []wfVariableJSON `json:"variables"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	if err := wfDecodeBody(w, r, &req); err != nil {
 		writeEngineError(w, wfBadRequest("A request body was expected when executing a task action."))
 		return
 	}

@@ -148,7 +148,7 @@ func (e *workflowEngine) startInstance(w http.ResponseWriter, r *http.Request) {
 		BusinessKey          *string          `json:"businessKey"`
 		Variables            []wfVariableJSON `json:"variables"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	if err := wfDecodeBody(w, r, &req); err != nil {
 		writeEngineError(w, wfBadRequest("Could not read the request body: %v", err))
 		return
 	}

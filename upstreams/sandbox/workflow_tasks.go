@@ -183,7 +183,7 @@ func (e *workflowEngine) updateTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body map[string]json.RawMessage
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+	if err := wfDecodeBody(w, r, &body); err != nil {
 		writeEngineError(w, wfBadRequest("Could not read the request body: %v", err))
 		return
 	}

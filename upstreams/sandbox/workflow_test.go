@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -187,4 +188,16 @@ func TestWorkflowConcurrentClaims(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, won, "exactly one claim wins")
+}
+
+func TestWorkflowBodyIsBounded(t *testing.T) {
+	t.Parallel()
+	srv := newWorkflowServer(t)
+	body := `{"processDefinitionKey":"loanProcess","businessKey":"` + strings.Repeat("x", 1<<20) + `"}`
+	status, raw := wfSend(t, srv, http.MethodPost, "/runtime/process-instances", body)
+	assert.Equal(t, http.StatusBadRequest, status)
+	assert.Equal(t, "Bad request", wfDecode(t, raw)["message"])
+	status, raw = wfSend(t, srv, http.MethodGet, "/runtime/tasks", "")
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, float64(0), wfDecode(t, raw)["total"], "nothing was started")
 }
