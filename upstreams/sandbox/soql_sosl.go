@@ -40,6 +40,16 @@ func malformedSearch(format string, args ...any) *soqlError {
 	return &soqlError{Code: "MALFORMED_SEARCH", Message: fmt.Sprintf(format, args...)}
 }
 
+// asSearchError re-codes an error of the shared SOQL lexer or parser as
+// MALFORMED_SEARCH, the one code the real API answers for SOSL syntax.
+func asSearchError(err error) error {
+	var qe *soqlError
+	if errors.As(err, &qe) {
+		return malformedSearch("%s", qe.Message)
+	}
+	return err
+}
+
 // parseSOSL parses s; errors are *soqlError with code MALFORMED_SEARCH.
 func parseSOSL(s string) (soslSearch, error) {
 	out := soslSearch{Limit: -1}
@@ -55,11 +65,7 @@ func parseSOSL(s string) (soslSearch, error) {
 	out.Term = term
 	toks, err := soqlTokens(rest[n:])
 	if err != nil {
-		var qe *soqlError
-		if errors.As(err, &qe) {
-			return out, malformedSearch("%s", qe.Message)
-		}
-		return out, err
+		return out, asSearchError(err)
 	}
 	p := soqlParser{toks: toks}
 	if p.keyword("IN") {
@@ -85,7 +91,7 @@ func parseSOSL(s string) (soslSearch, error) {
 	}
 	if p.keyword("LIMIT") {
 		if out.Limit, err = p.count("LIMIT", soslMaxLimit); err != nil {
-			return out, malformedSearch("%s", err.(*soqlError).Message)
+			return out, asSearchError(err)
 		}
 	}
 	if t := p.peek(); t.kind != tokEOF {
