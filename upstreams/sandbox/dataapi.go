@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -83,28 +82,28 @@ func knownDataVersion(v string) bool {
 func (a *dataAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutPrefix(r.URL.Path, "/services/data")
 	if !ok || (rest != "" && rest[0] != '/') {
-		a.notFound(w)
+		notFound(w)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		a.fail(w, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED",
+		writeAPIError(w, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED",
 			fmt.Sprintf("HTTP Method '%s' not allowed. Allowed are GET,HEAD", r.Method))
 		return
 	}
 	seg := strings.Split(strings.Trim(rest, "/"), "/")
 	if seg[0] == "" {
-		a.writeJSON(w, http.StatusOK, dataVersions())
+		writeAPIJSON(w, http.StatusOK, dataVersions())
 		return
 	}
 	v := seg[0]
 	if !knownDataVersion(v) {
-		a.notFound(w)
+		notFound(w)
 		return
 	}
 	switch {
 	case len(seg) == 1:
-		a.writeJSON(w, http.StatusOK, dataResources(v))
+		writeAPIJSON(w, http.StatusOK, dataResources(v))
 	case seg[1] == "sobjects" && len(seg) == 2:
 		a.describeGlobal(w, v)
 	case seg[1] == "sobjects" && len(seg) == 3:
@@ -118,7 +117,7 @@ func (a *dataAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case seg[1] == "search" && len(seg) == 2:
 		a.search(w, r, v)
 	default:
-		a.notFound(w)
+		notFound(w)
 	}
 }
 
@@ -133,39 +132,17 @@ func dataResources(v string) map[string]string {
 	return out
 }
 
-// dataError is one element of the real API's error array.
-type dataError struct {
-	Message   string   `json:"message"`
-	ErrorCode string   `json:"errorCode"`
-	Fields    []string `json:"fields,omitempty"`
-}
-
-func (a *dataAPI) fail(w http.ResponseWriter, status int, code, message string) {
-	a.writeJSON(w, status, []dataError{{Message: message, ErrorCode: code}})
-}
-
-func (a *dataAPI) notFound(w http.ResponseWriter) {
-	a.fail(w, http.StatusNotFound, "NOT_FOUND", "The requested resource does not exist")
+func notFound(w http.ResponseWriter) {
+	writeAPIError(w, http.StatusNotFound, "NOT_FOUND", "The requested resource does not exist")
 }
 
 // failQuery answers a rejected query or search with its code; a
 // *soqlError is the caller's fault (400), anything else the store's (500).
-func (a *dataAPI) failQuery(w http.ResponseWriter, err error) {
+func failQuery(w http.ResponseWriter, err error) {
 	var qe *soqlError
 	if errors.As(err, &qe) {
-		a.fail(w, http.StatusBadRequest, qe.Code, qe.Message)
+		writeAPIError(w, http.StatusBadRequest, qe.Code, qe.Message)
 		return
 	}
-	a.fail(w, http.StatusInternalServerError, "UNKNOWN_EXCEPTION", "An unexpected error occurred.")
-}
-
-func (a *dataAPI) writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		body = []byte(`[{"message":"An unexpected error occurred.","errorCode":"UNKNOWN_EXCEPTION"}]`)
-	}
-	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	writeAPIError(w, http.StatusInternalServerError, "UNKNOWN_EXCEPTION", "An unexpected error occurred.")
 }

@@ -47,7 +47,7 @@ func (a *dataAPI) describeGlobal(w http.ResponseWriter, v string) {
 	for _, t := range dataTypes() {
 		objects = append(objects, objectSummary(t, v))
 	}
-	a.writeJSON(w, http.StatusOK, struct {
+	writeAPIJSON(w, http.StatusOK, struct {
 		Encoding     string              `json:"encoding"`
 		MaxBatchSize int                 `json:"maxBatchSize"`
 		SObjects     []dataObjectSummary `json:"sobjects"`
@@ -56,34 +56,21 @@ func (a *dataAPI) describeGlobal(w http.ResponseWriter, v string) {
 
 // sobject answers the basic information of a type with its most recently
 // created records.
-func (a *dataAPI) sobject(w http.ResponseWriter, r *http.Request, v, name string) {
-	t, ok := lookupDataType(name)
+func (a *dataAPI) sobject(w http.ResponseWriter, r *http.Request, v, typeName string) {
+	t, ok := lookupDataType(typeName)
 	if !ok {
-		a.notFound(w)
+		notFound(w)
 		return
 	}
-	rows, err := a.db.QueryContext(r.Context(),
-		`SELECT "Id", "Name" FROM `+t.Table+` ORDER BY rowid DESC LIMIT 5`)
+	id, _ := t.field("Id")
+	name, _ := t.field("Name")
+	fields := []Field{id, name}
+	recent, err := a.records(r.Context(), v, t, fields, selectIDAnd(t, fields)+" ORDER BY rowid DESC LIMIT 5")
 	if err != nil {
-		a.failQuery(w, err)
+		failQuery(w, err)
 		return
 	}
-	recent := []dataRecord{}
-	for rows.Next() {
-		var id, recName any
-		if err := rows.Scan(&id, &recName); err != nil {
-			rows.Close()
-			a.failQuery(w, err)
-			return
-		}
-		recent = append(recent, newDataRecord(t, v, id, []string{"Id", "Name"}, []any{id, recName}))
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		a.failQuery(w, err)
-		return
-	}
-	a.writeJSON(w, http.StatusOK, struct {
+	writeAPIJSON(w, http.StatusOK, struct {
 		ObjectDescribe dataObjectSummary `json:"objectDescribe"`
 		RecentItems    []dataRecord      `json:"recentItems"`
 	}{objectSummary(t, v), recent})
@@ -155,7 +142,7 @@ func fieldDescribe(t dataType, f Field) dataFieldDescribe {
 func (a *dataAPI) describe(w http.ResponseWriter, v, name string) {
 	t, ok := lookupDataType(name)
 	if !ok {
-		a.notFound(w)
+		notFound(w)
 		return
 	}
 	fields := make([]dataFieldDescribe, 0, len(t.Fields))
@@ -174,7 +161,7 @@ func (a *dataAPI) describe(w http.ResponseWriter, v, name string) {
 		children = append(children, child{ChildSObject: c.ChildSObject, Field: c.Field, RelationshipName: c.RelationshipName})
 	}
 	s := objectSummary(t, v)
-	a.writeJSON(w, http.StatusOK, struct {
+	writeAPIJSON(w, http.StatusOK, struct {
 		ChildRelationships []child             `json:"childRelationships"`
 		Createable         bool                `json:"createable"`
 		Custom             bool                `json:"custom"`

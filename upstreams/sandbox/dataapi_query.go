@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -71,12 +72,12 @@ type dataQueryResult struct {
 func (a *dataAPI) query(w http.ResponseWriter, r *http.Request, v string) {
 	q := r.URL.Query().Get("q")
 	if strings.TrimSpace(q) == "" {
-		a.fail(w, http.StatusBadRequest, "MALFORMED_QUERY", "A query string has to be specified")
+		writeAPIError(w, http.StatusBadRequest, "MALFORMED_QUERY", "A query string has to be specified")
 		return
 	}
 	parsed, err := parseSOQL(q)
 	if err != nil {
-		a.failQuery(w, err)
+		failQuery(w, err)
 		return
 	}
 	a.runQuery(w, r, v, parsed, 0)
@@ -85,7 +86,7 @@ func (a *dataAPI) query(w http.ResponseWriter, r *http.Request, v string) {
 func (a *dataAPI) queryMore(w http.ResponseWriter, r *http.Request, v, locator string) {
 	parsed, pos, ok := decodeQueryLocator(locator)
 	if !ok {
-		a.fail(w, http.StatusBadRequest, "INVALID_QUERY_LOCATOR", "invalid query locator")
+		writeAPIError(w, http.StatusBadRequest, "INVALID_QUERY_LOCATOR", "invalid query locator")
 		return
 	}
 	a.runQuery(w, r, v, parsed, pos)
@@ -95,46 +96,64 @@ func (a *dataAPI) queryMore(w http.ResponseWriter, r *http.Request, v, locator s
 func (a *dataAPI) runQuery(w http.ResponseWriter, r *http.Request, v string, q soqlQuery, pos int) {
 	b, err := q.bind()
 	if err != nil {
-		a.failQuery(w, err)
+		failQuery(w, err)
 		return
 	}
 	countSQL, countArgs := b.countSQL()
 	var matched int
 	if err := a.db.QueryRowContext(r.Context(), countSQL, countArgs...).Scan(&matched); err != nil {
-		a.failQuery(w, err)
+		failQuery(w, err)
 		return
 	}
 	total := b.total(matched)
 	n := max(min(a.batch, total-pos), 0)
 	records, err := a.page(r, v, b, pos, n)
 	if err != nil {
-		a.failQuery(w, err)
+		failQuery(w, err)
 		return
 	}
 	res := dataQueryResult{TotalSize: total, Done: pos+n >= total, Records: records}
 	if !res.Done {
 		res.NextRecordsURL = "/services/data/" + v + "/query/" + encodeQueryLocator(q, pos+n)
 	}
-	a.writeJSON(w, http.StatusOK, res)
+	writeAPIJSON(w, http.StatusOK, res)
 }
 
 func (a *dataAPI) page(r *http.Request, v string, b soqlBound, pos, n int) ([]dataRecord, error) {
-	records := []dataRecord{}
 	if n == 0 {
-		return records, nil
+		return []dataRecord{}, nil
 	}
 	query, args := b.pageSQL(pos, n)
-	rows, err := a.db.QueryContext(r.Context(), query, args...)
+	return a.records(r.Context(), v, b.Type, b.Fields, query, args...)
+}
+
+// selectIDAnd is the SELECT of Id (for the record URL) and then fields, from
+// the table of t. Column names come from the type table, never from a query.
+func selectIDAnd(t dataType, fields []Field) string {
+	var sb strings.Builder
+	sb.WriteString(`SELECT "Id"`)
+	for _, f := range fields {
+		sb.WriteString(", " + quoteColumn(f.Name))
+	}
+	sb.WriteString(" FROM " + t.Table)
+	return sb.String()
+}
+
+// records runs query, which must select what selectIDAnd(t, fields) does,
+// and returns its rows as records of t.
+func (a *dataAPI) records(ctx context.Context, v string, t dataType, fields []Field, query string, args ...any) ([]dataRecord, error) {
+	rows, err := a.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	names := make([]string, len(b.Fields))
-	for i, f := range b.Fields {
+	names := make([]string, len(fields))
+	for i, f := range fields {
 		names[i] = f.Name
 	}
+	out := []dataRecord{}
 	for rows.Next() {
-		vals := make([]any, len(b.Fields)+1)
+		vals := make([]any, len(fields)+1)
 		ptrs := make([]any, len(vals))
 		for i := range vals {
 			ptrs[i] = &vals[i]
@@ -142,9 +161,9 @@ func (a *dataAPI) page(r *http.Request, v string, b soqlBound, pos, n int) ([]da
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
-		records = append(records, newDataRecord(b.Type, v, vals[0], names, vals[1:]))
+		out = append(out, newDataRecord(t, v, vals[0], names, vals[1:]))
 	}
-	return records, rows.Err()
+	return out, rows.Err()
 }
 
 // A query locator is "01g" + the query, base64url-encoded, + "-" + the

@@ -50,29 +50,23 @@ func (s soslSearch) bind() ([]soslBoundTarget, error) {
 // searchSQL selects Id then the target's fields of the records whose Name
 // matches the pattern parameter.
 func (t soslBoundTarget) searchSQL() string {
-	var sb strings.Builder
-	sb.WriteString(`SELECT "Id"`)
-	for _, f := range t.Fields {
-		sb.WriteString(", " + quoteColumn(f.Name))
-	}
-	sb.WriteString(" FROM " + t.Type.Table + ` WHERE "Name" LIKE ? ESCAPE '\' ORDER BY rowid LIMIT ?`)
-	return sb.String()
+	return selectIDAnd(t.Type, t.Fields) + ` WHERE "Name" LIKE ? ESCAPE '\' ORDER BY rowid LIMIT ?`
 }
 
 func (a *dataAPI) search(w http.ResponseWriter, r *http.Request, v string) {
 	q := r.URL.Query().Get("q")
 	if strings.TrimSpace(q) == "" {
-		a.fail(w, http.StatusBadRequest, "MALFORMED_SEARCH", "A search string has to be specified")
+		writeAPIError(w, http.StatusBadRequest, "MALFORMED_SEARCH", "A search string has to be specified")
 		return
 	}
 	s, err := parseSOSL(q)
 	if err != nil {
-		a.failQuery(w, err)
+		failQuery(w, err)
 		return
 	}
 	targets, err := s.bind()
 	if err != nil {
-		a.failQuery(w, err)
+		failQuery(w, err)
 		return
 	}
 	limit := soslMaxLimit
@@ -85,39 +79,14 @@ func (a *dataAPI) search(w http.ResponseWriter, r *http.Request, v string) {
 		if len(found) >= limit {
 			break
 		}
-		recs, err := a.searchType(r, v, t, pattern, limit-len(found))
+		recs, err := a.records(r.Context(), v, t.Type, t.Fields, t.searchSQL(), pattern, limit-len(found))
 		if err != nil {
-			a.failQuery(w, err)
+			failQuery(w, err)
 			return
 		}
 		found = append(found, recs...)
 	}
-	a.writeJSON(w, http.StatusOK, struct {
+	writeAPIJSON(w, http.StatusOK, struct {
 		SearchRecords []dataRecord `json:"searchRecords"`
 	}{found})
-}
-
-func (a *dataAPI) searchType(r *http.Request, v string, t soslBoundTarget, pattern string, limit int) ([]dataRecord, error) {
-	rows, err := a.db.QueryContext(r.Context(), t.searchSQL(), pattern, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	names := make([]string, len(t.Fields))
-	for i, f := range t.Fields {
-		names[i] = f.Name
-	}
-	var out []dataRecord
-	for rows.Next() {
-		vals := make([]any, len(t.Fields)+1)
-		ptrs := make([]any, len(vals))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		out = append(out, newDataRecord(t.Type, v, vals[0], names, vals[1:]))
-	}
-	return out, rows.Err()
 }

@@ -293,7 +293,7 @@ func TestDataAPIErrors(t *testing.T) {
 			resp, err := srv.Client().Do(req)
 			require.NoError(t, err)
 			defer resp.Body.Close()
-			var errs []dataError
+			var errs []apiError
 			require.NoError(t, json.NewDecoder(resp.Body).Decode(&errs))
 			assert.Equal(t, tt.status, resp.StatusCode)
 			require.Len(t, errs, 1)

@@ -64,7 +64,7 @@ type feedMessage struct {
 func (h *feedHandler) post(w http.ResponseWriter, r *http.Request) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			feedError(w, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "the body must be application/json")
+			writeAPIError(w, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "the body must be application/json")
 			return
 		}
 	}
@@ -72,15 +72,15 @@ func (h *feedHandler) post(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			feedError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", fmt.Sprintf("the body exceeds %d bytes", feedMaxBody))
+			writeAPIError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", fmt.Sprintf("the body exceeds %d bytes", feedMaxBody))
 			return
 		}
-		feedError(w, http.StatusBadRequest, "JSON_PARSER_ERROR", err.Error())
+		writeAPIError(w, http.StatusBadRequest, "JSON_PARSER_ERROR", err.Error())
 		return
 	}
 	msg, err := feedParse(raw)
 	if err != nil {
-		feedError(w, http.StatusBadRequest, "JSON_PARSER_ERROR", err.Error())
+		writeAPIError(w, http.StatusBadRequest, "JSON_PARSER_ERROR", err.Error())
 		return
 	}
 	msg.ID = newRecordID("0F7")
@@ -88,10 +88,10 @@ func (h *feedHandler) post(w http.ResponseWriter, r *http.Request) {
 	_, err = h.db.ExecContext(r.Context(), `INSERT INTO feed_messages (id, name, message, created_date) VALUES (?, ?, ?, ?)`,
 		msg.ID, msg.Name, msg.Message, msg.CreatedDate)
 	if err != nil {
-		feedError(w, http.StatusInternalServerError, "UNKNOWN_EXCEPTION", err.Error())
+		writeAPIError(w, http.StatusInternalServerError, "UNKNOWN_EXCEPTION", err.Error())
 		return
 	}
-	feedJSON(w, http.StatusCreated, msg)
+	writeAPIJSON(w, http.StatusCreated, msg)
 }
 
 // feedParse accepts exactly one JSON object with non-empty string name and
@@ -122,7 +122,7 @@ func (h *feedHandler) list(w http.ResponseWriter, r *http.Request) {
 	if s := r.URL.Query().Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > feedMaxLimit {
-			feedError(w, http.StatusBadRequest, "INVALID_QUERY_PARAMETER", fmt.Sprintf("limit must be 1 to %d", feedMaxLimit))
+			writeAPIError(w, http.StatusBadRequest, "INVALID_QUERY_PARAMETER", fmt.Sprintf("limit must be 1 to %d", feedMaxLimit))
 			return
 		}
 		limit = n
@@ -130,7 +130,7 @@ func (h *feedHandler) list(w http.ResponseWriter, r *http.Request) {
 	rows, err := h.db.QueryContext(r.Context(), `SELECT id, name, message, created_date FROM
 		(SELECT seq, id, name, message, created_date FROM feed_messages ORDER BY seq DESC LIMIT ?) ORDER BY seq`, limit)
 	if err != nil {
-		feedError(w, http.StatusInternalServerError, "UNKNOWN_EXCEPTION", err.Error())
+		writeAPIError(w, http.StatusInternalServerError, "UNKNOWN_EXCEPTION", err.Error())
 		return
 	}
 	defer rows.Close()
@@ -138,24 +138,14 @@ func (h *feedHandler) list(w http.ResponseWriter, r *http.Request) {
 	for rows.Next() {
 		var m feedMessage
 		if err := rows.Scan(&m.ID, &m.Name, &m.Message, &m.CreatedDate); err != nil {
-			feedError(w, http.StatusInternalServerError, "UNKNOWN_EXCEPTION", err.Error())
+			writeAPIError(w, http.StatusInternalServerError, "UNKNOWN_EXCEPTION", err.Error())
 			return
 		}
 		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {
-		feedError(w, http.StatusInternalServerError, "UNKNOWN_EXCEPTION", err.Error())
+		writeAPIError(w, http.StatusInternalServerError, "UNKNOWN_EXCEPTION", err.Error())
 		return
 	}
-	feedJSON(w, http.StatusOK, out)
-}
-
-func feedJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-func feedError(w http.ResponseWriter, status int, code, msg string) {
-	feedJSON(w, status, []map[string]string{{"errorCode": code, "message": msg}})
+	writeAPIJSON(w, http.StatusOK, out)
 }

@@ -81,28 +81,28 @@ type filesErr struct{ code, msg string }
 
 func (h *filesHandler) batch(w http.ResponseWriter, r *http.Request) {
 	if token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); !ok || strings.TrimSpace(token) == "" {
-		filesError(w, http.StatusUnauthorized, "INVALID_SESSION_ID", "Session expired or invalid")
+		writeAPIError(w, http.StatusUnauthorized, "INVALID_SESSION_ID", "Session expired or invalid")
 		return
 	}
 	version := r.PathValue("version")
 	v, err := strconv.ParseFloat(strings.TrimPrefix(version, "v"), 64)
 	if !strings.HasPrefix(version, "v") || err != nil {
-		filesError(w, http.StatusNotFound, "NOT_FOUND", "The requested resource does not exist")
+		writeAPIError(w, http.StatusNotFound, "NOT_FOUND", "The requested resource does not exist")
 		return
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {
-		filesError(w, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "the batch must be multipart/form-data")
+		writeAPIError(w, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "the batch must be multipart/form-data")
 		return
 	}
 	slots, byPart, ferr := h.readInputs(mr, r.PathValue("community"), v > filesLastBinaryVersion)
 	if ferr != nil {
-		filesError(w, http.StatusBadRequest, ferr.code, ferr.msg)
+		writeAPIError(w, http.StatusBadRequest, ferr.code, ferr.msg)
 		return
 	}
 	if ferr := h.readBinaries(mr, slots, byPart); ferr != nil {
 		h.discard(slots)
-		filesError(w, http.StatusBadRequest, ferr.code, ferr.msg)
+		writeAPIError(w, http.StatusBadRequest, ferr.code, ferr.msg)
 		return
 	}
 	var created []filesItem
@@ -116,7 +116,7 @@ func (h *filesHandler) batch(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := filesInsert(r.Context(), h.db, created); err != nil {
 		h.discard(slots)
-		filesError(w, http.StatusInternalServerError, "UNKNOWN_EXCEPTION", err.Error())
+		writeAPIError(w, http.StatusInternalServerError, "UNKNOWN_EXCEPTION", err.Error())
 		return
 	}
 	h.answer(w, version, slots)

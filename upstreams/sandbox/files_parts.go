@@ -130,22 +130,10 @@ func (h *filesHandler) answer(w http.ResponseWriter, version string, slots []*fi
 	for i, s := range slots {
 		if s.err != nil {
 			out.HasErrors = true
-			out.Results[i] = filesResult{http.StatusBadRequest, filesErrorBody(s.err.code, s.err.msg)}
+			out.Results[i] = filesResult{http.StatusBadRequest, apiErrors(s.err.code, s.err.msg)}
 			continue
 		}
 		out.Results[i] = filesResult{http.StatusCreated, s.item.feedItemJSON(version)}
 	}
-	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
-	_ = json.NewEncoder(w).Encode(out)
-}
-
-func filesErrorBody(code, msg string) []map[string]string {
-	return []map[string]string{{"errorCode": code, "message": msg}}
-}
-
-// filesError answers a whole-request failure as the Salesforce error array.
-func filesError(w http.ResponseWriter, status int, code, msg string) {
-	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(filesErrorBody(code, msg))
+	writeAPIJSON(w, http.StatusOK, out)
 }

@@ -107,11 +107,7 @@ func (b soqlBound) where() (string, []any) {
 // records at positions [pos, pos+n) of the query's result.
 func (b soqlBound) pageSQL(pos, n int) (string, []any) {
 	var sb strings.Builder
-	sb.WriteString(`SELECT "Id"`)
-	for _, f := range b.Fields {
-		sb.WriteString(", " + quoteColumn(f.Name))
-	}
-	sb.WriteString(" FROM " + b.Type.Table)
+	sb.WriteString(selectIDAnd(b.Type, b.Fields))
 	where, args := b.where()
 	sb.WriteString(where)
 	sb.WriteString(" ORDER BY ")
