@@ -43,9 +43,9 @@ func New(baseURL string, doer upstreams.Doer) *Client {
 	return &Client{base: strings.TrimRight(baseURL, "/"), doer: doer}
 }
 
-// call sends one request and returns the status and body of a 2xx answer;
-// every other outcome is an *upstreams.Error.
-func (c *Client) call(ctx context.Context, method, path string, query url.Values, body any) (int, []byte, error) {
+// call sends one request and returns the body of a 2xx answer; every other
+// outcome is an *upstreams.Error.
+func (c *Client) call(ctx context.Context, method, path string, query url.Values, body any) ([]byte, error) {
 	target := c.base + path
 	if len(query) > 0 {
 		target += "?" + query.Encode()
@@ -54,13 +54,13 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	if body != nil {
 		raw, err := json.Marshal(body)
 		if err != nil {
-			return 0, nil, fmt.Errorf("encoding %s %s body: %w", method, path, err)
+			return nil, fmt.Errorf("encoding %s %s body: %w", method, path, err)
 		}
 		reader = bytes.NewReader(raw)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, target, reader)
 	if err != nil {
-		return 0, nil, fmt.Errorf("building %s %s: %w", method, path, err)
+		return nil, fmt.Errorf("building %s %s: %w", method, path, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
@@ -68,37 +68,38 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	}
 	resp, err := c.doer.Do(req)
 	if err != nil {
-		return 0, nil, transportError(ctx, err)
+		return nil, transportError(ctx, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return 0, nil, transportError(ctx, err)
+		return nil, transportError(ctx, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return 0, nil, statusError(resp.StatusCode, raw)
+		return nil, statusError(resp.StatusCode, raw)
 	}
 	if len(raw) > maxBody {
-		return 0, nil, invalid(fmt.Errorf("answer to %s %s exceeds %d bytes", method, path, maxBody))
+		return nil, invalid(fmt.Errorf("answer to %s %s exceeds %d bytes", method, path, maxBody))
 	}
-	return resp.StatusCode, raw, nil
+	return raw, nil
 }
 
-// getObject GETs path and returns its body, which must be a JSON object.
-func (c *Client) getObject(ctx context.Context, path string) ([]byte, error) {
-	_, body, err := c.call(ctx, http.MethodGet, path, nil, nil)
+// object sends one request whose answer must be a JSON object, and returns
+// that object.
+func (c *Client) object(ctx context.Context, method, path string, body any) ([]byte, error) {
+	raw, err := c.call(ctx, method, path, nil, body)
 	if err != nil {
 		return nil, err
 	}
-	if !isObject(body) {
-		return nil, invalid(errNotObject("GET", path))
+	if !isObject(raw) {
+		return nil, invalid(fmt.Errorf("%s %s: answer is not a JSON object", method, path))
 	}
-	return body, nil
+	return raw, nil
 }
 
 // getList GETs path and returns the engine envelope's data array.
 func (c *Client) getList(ctx context.Context, path string, query url.Values) ([]byte, error) {
-	_, body, err := c.call(ctx, http.MethodGet, path, query, nil)
+	body, err := c.call(ctx, http.MethodGet, path, query, nil)
 	if err != nil {
 		return nil, err
 	}

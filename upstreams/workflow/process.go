@@ -27,7 +27,7 @@ func (c *Client) User(ctx context.Context, username string) ([]byte, error) {
 	if err := checkID("username", username); err != nil {
 		return nil, err
 	}
-	body, err := c.getObject(ctx, "/identity/users/"+url.PathEscape(username))
+	body, err := c.object(ctx, http.MethodGet, "/identity/users/"+url.PathEscape(username), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -64,17 +64,5 @@ func (c *Client) StartProcess(ctx context.Context, r StartRequest) ([]byte, erro
 			return nil, &ParamError{Param: "variables", Reason: "every variable needs a name"}
 		}
 	}
-	const path = "/runtime/process-instances"
-	_, body, err := c.call(ctx, http.MethodPost, path, nil, r)
-	if err != nil {
-		return nil, err
-	}
-	if !isObject(body) {
-		return nil, invalid(errNotObject("POST", path))
-	}
-	return body, nil
-}
-
-func errNotObject(method, path string) error {
-	return fmt.Errorf("%s %s: answer is not a JSON object", method, path)
+	return c.object(ctx, http.MethodPost, "/runtime/process-instances", r)
 }

@@ -33,6 +33,9 @@ type TaskQuery struct {
 // MaxSize is the largest page a caller may ask for.
 const MaxSize = 1000
 
+// sizeReason is why a size is refused.
+const sizeReason = "must be an integer from 1 to 1000"
+
 // Parameter names of the gateway's task listing.
 const (
 	paramStatus            = "status"
@@ -75,7 +78,7 @@ func ParseTaskQuery(q url.Values) (TaskQuery, error) {
 		case paramSize:
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > MaxSize {
-				return TaskQuery{}, &ParamError{Param: name, Value: v, Reason: "must be an integer from 1 to 1000"}
+				return TaskQuery{}, &ParamError{Param: name, Value: v, Reason: sizeReason}
 			}
 			tq.Size = n
 		default:
@@ -102,11 +105,11 @@ func (tq TaskQuery) validate() error {
 		return &ParamError{Param: paramOrder, Value: tq.Order, Reason: "must be asc or desc"}
 	}
 	if tq.Size < 0 || tq.Size > MaxSize {
-		return &ParamError{Param: paramSize, Value: strconv.Itoa(tq.Size), Reason: "must be an integer from 1 to 1000"}
+		return &ParamError{Param: paramSize, Value: strconv.Itoa(tq.Size), Reason: sizeReason}
 	}
 	filters := []struct {
 		name, value string
-		max         int
+		limit       int
 	}{
 		{paramCandidate, tq.Candidate, 255},
 		{paramAssignee, tq.Assignee, 255},
@@ -114,7 +117,7 @@ func (tq TaskQuery) validate() error {
 		{paramDescription, tq.Description, 4000},
 	}
 	for _, f := range filters {
-		if err := checkText(f.name, f.value, f.max); err != nil {
+		if err := checkText(f.name, f.value, f.limit); err != nil {
 			return err
 		}
 	}
@@ -169,9 +172,9 @@ func ValidDisposition(s string) bool {
 
 // checkText refuses control characters and values longer than the
 // engine's column; "" means the filter is not set and passes.
-func checkText(param, v string, max int) error {
-	if len(v) > max {
-		return &ParamError{Param: param, Value: v, Reason: "must be at most " + strconv.Itoa(max) + " bytes"}
+func checkText(param, v string, limit int) error {
+	if len(v) > limit {
+		return &ParamError{Param: param, Value: v, Reason: "must be at most " + strconv.Itoa(limit) + " bytes"}
 	}
 	if strings.IndexFunc(v, unicode.IsControl) >= 0 {
 		return &ParamError{Param: param, Value: v, Reason: "must not contain control characters"}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"slices"
 )
 
 // Variable is one process variable as the engine takes it.
@@ -32,7 +31,7 @@ func (c *Client) Task(ctx context.Context, id string) ([]byte, error) {
 	if err := checkID("taskId", id); err != nil {
 		return nil, err
 	}
-	return c.getObject(ctx, taskPath(id))
+	return c.object(ctx, http.MethodGet, taskPath(id), nil)
 }
 
 // Assign changes the task's assignee and owner (PUT /runtime/tasks/{id})
@@ -48,14 +47,7 @@ func (c *Client) Assign(ctx context.Context, id string, body []byte) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	_, answer, err := c.call(ctx, http.MethodPut, taskPath(id), nil, fields)
-	if err != nil {
-		return nil, err
-	}
-	if !isObject(answer) {
-		return nil, invalid(errNotObject("PUT", taskPath(id)))
-	}
-	return answer, nil
+	return c.object(ctx, http.MethodPut, taskPath(id), fields)
 }
 
 // Claim makes assignee the holder of the task (POST /runtime/tasks/{id}
@@ -72,7 +64,7 @@ func (c *Client) Claim(ctx context.Context, id, assignee string) error {
 		Action   string `json:"action"`
 		Assignee string `json:"assignee"`
 	}{"claim", assignee}
-	_, _, err := c.call(ctx, http.MethodPost, taskPath(id), nil, body)
+	_, err := c.call(ctx, http.MethodPost, taskPath(id), nil, body)
 	return err
 }
 
@@ -100,7 +92,7 @@ func (c *Client) Complete(ctx context.Context, id, disposition string, variables
 		Action    string     `json:"action"`
 		Variables []Variable `json:"variables"`
 	}{"complete", vars}
-	_, _, err := c.call(ctx, http.MethodPost, taskPath(id), nil, body)
+	_, err := c.call(ctx, http.MethodPost, taskPath(id), nil, body)
 	return err
 }
 
@@ -116,7 +108,7 @@ func assignment(body []byte) (map[string]json.RawMessage, error) {
 		return nil, &ParamError{Param: "body", Value: string(body), Reason: "must name assignee and/or owner"}
 	}
 	for name, raw := range fields {
-		if !slices.Contains([]string{"assignee", "owner"}, name) {
+		if name != "assignee" && name != "owner" {
 			return nil, &ParamError{Param: name, Value: string(raw), Reason: "only assignee and owner can be set"}
 		}
 		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
