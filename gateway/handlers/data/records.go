@@ -65,7 +65,7 @@ func rewriteRecords(body []byte, o recordOptions) ([]byte, error) {
 		if n > 0 {
 			out = append(out, ',')
 		}
-		out = appendJSONString(out, key)
+		out = mapping.AppendString(out, key)
 		out = append(out, ':')
 		switch key {
 		case o.member:
@@ -85,7 +85,7 @@ func rewriteRecords(body []byte, o recordOptions) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = appendJSONString(out, next)
+			out = mapping.AppendString(out, next)
 		default:
 			var v json.RawMessage
 			if err := dec.Decode(&v); err != nil {
@@ -161,11 +161,6 @@ func atEnd(dec *json.Decoder) error {
 		return invalidAnswer("data after the answer", err)
 	}
 	return nil
-}
-
-func appendJSONString(out []byte, s string) []byte {
-	b, _ := json.Marshal(s)
-	return append(out, b...)
 }
 
 func invalidAnswer(what string, err error) error {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/restgate/gateway/gateway/envelope"
@@ -60,7 +61,7 @@ func parsePieces(s string, params []string) ([]piece, error) {
 			out = append(out, piece{literal: s[:i]})
 		}
 		name := s[i+1 : i+j]
-		if !contains(params, name) {
+		if !slices.Contains(params, name) {
 			return nil, fmt.Errorf("upstreamPath: {%s} is not a parameter of the route", name)
 		}
 		out = append(out, piece{param: name})
@@ -112,13 +113,4 @@ func (t *target) url(base string, r *http.Request) (string, error) {
 		}
 	}
 	return b.String(), nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

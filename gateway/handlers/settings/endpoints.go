@@ -6,7 +6,6 @@ package settings
 import (
 	"encoding/json"
 	"net/http"
-	"sort"
 
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/router"
@@ -51,23 +50,4 @@ func Endpoints(t *routes.Table) router.Factory {
 			return call.Result{JSON: listing[c.Version], Exposed: true, OmitFlags: true}, nil
 		}}, nil
 	}
-}
-
-// sortedPairs renders a key map as a JSON object with sorted keys.
-func sortedPairs(m map[string]string) []byte {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	buf := []byte{'{'}
-	for i, k := range keys {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		kb, _ := json.Marshal(k)
-		vb, _ := json.Marshal(m[k])
-		buf = append(append(append(buf, kb...), ':'), vb...)
-	}
-	return append(buf, '}')
 }

@@ -2,7 +2,9 @@ package settings
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/envelope"
@@ -71,6 +73,21 @@ func keyMap(ctx context.Context, t *routes.Table, fields FieldSource, name, vers
 		return nil, envelope.Wrap(envelope.SerializationFailed, err, "the type's field names collide")
 	}
 	return km, nil
+}
+
+// sortedPairs renders a key map as a JSON object with sorted keys, so the
+// published map reads the same on every call.
+func sortedPairs(m map[string]string) []byte {
+	buf := []byte{'{'}
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = mapping.AppendString(buf, k)
+		buf = append(buf, ':')
+		buf = mapping.AppendString(buf, m[k])
+	}
+	return append(buf, '}')
 }
 
 func validTypeName(s string) bool {
