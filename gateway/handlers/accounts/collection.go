@@ -13,8 +13,8 @@ package accounts
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"github.com/restgate/gateway/mapping"
 	"net/http"
 	"strconv"
 
@@ -22,6 +22,7 @@ import (
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/mapping"
 	"github.com/restgate/gateway/upstreams/accounts"
 )
 
@@ -128,7 +129,8 @@ func (h *collection) deleteAll(r *http.Request, c *call.Call) (call.Result, erro
 	n, err := h.client.DeleteAll(r.Context())
 	if err != nil {
 		err = call.Upstream(err, envelope.SObjectOperationFailed)
-		if ee, ok := err.(*envelope.Error); ok {
+		var ee *envelope.Error
+		if errors.As(err, &ee) {
 			// The accounts deleted before the failure stay deleted; the
 			// caller needs to know how far it got.
 			ee.Detail = fmt.Sprintf("%d accounts were deleted before the failure", n)

@@ -115,13 +115,13 @@ type input struct {
 // a member given twice is refused rather than letting the last one win.
 func parse(body []byte, opts Options) (input, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return input{}, &envelope.Error{ID: envelope.JSONSerializationFailed, Detail: "a JSON body is required"}
+		return input{}, bodyError("a JSON body is required")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if tok, err := dec.Token(); err != nil {
 		return input{}, decodeError(err)
 	} else if tok != json.Delim('{') {
-		return input{}, &envelope.Error{ID: envelope.JSONSerializationFailed, Detail: "the body must be a JSON object"}
+		return input{}, bodyError("the body must be a JSON object")
 	}
 	values := map[string]*string{FieldName: nil, FieldMessage: nil}
 	seen := map[string]bool{}
@@ -132,18 +132,19 @@ func parse(body []byte, opts Options) (input, error) {
 		}
 		key, _ := tok.(string)
 		if _, known := values[key]; !known {
-			return input{}, &envelope.Error{ID: envelope.JSONSerializationFailed, Detail: "unknown member " + echo(key)}
+			return input{}, bodyError("unknown member " + echo(key))
 		}
 		if seen[key] {
-			return input{}, &envelope.Error{ID: envelope.JSONSerializationFailed, Detail: "member " + echo(key) + " given twice"}
+			return input{}, bodyError("member " + echo(key) + " given twice")
 		}
 		seen[key] = true
 		var v *string
 		if err := dec.Decode(&v); err != nil {
 			var typeErr *json.UnmarshalTypeError
 			if errors.As(err, &typeErr) {
-				return input{}, &envelope.Error{ID: envelope.JSONSerializationFailed, Cause: err,
-					Detail: "member " + echo(key) + " must be a string"}
+				e := bodyError("member " + echo(key) + " must be a string")
+				e.Cause = err
+				return input{}, e
 			}
 			return input{}, decodeError(err)
 		}
@@ -153,7 +154,7 @@ func parse(body []byte, opts Options) (input, error) {
 		return input{}, decodeError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return input{}, &envelope.Error{ID: envelope.JSONSerializationFailed, Detail: "data after the JSON object"}
+		return input{}, bodyError("data after the JSON object")
 	}
 	name, err := member(FieldName, values[FieldName], opts.MaxNameChars)
 	if err != nil {
@@ -188,10 +189,17 @@ func member(field string, v *string, maxChars int) (string, error) {
 
 // decodeError names what is wrong with the body without echoing it.
 func decodeError(err error) error {
-	e := &envelope.Error{ID: envelope.JSONSerializationFailed, Cause: err, Detail: "the body is not valid JSON"}
+	e := bodyError("the body is not valid JSON")
+	e.Cause = err
 	var syntaxErr *json.SyntaxError
 	if errors.As(err, &syntaxErr) {
 		e.Detail = fmt.Sprintf("the body is not valid JSON (at byte %d)", syntaxErr.Offset)
 	}
 	return e
+}
+
+// bodyError is the 400 for a body that is not the {"name", "message"}
+// object.
+func bodyError(detail string) *envelope.Error {
+	return &envelope.Error{ID: envelope.JSONSerializationFailed, Detail: detail}
 }

@@ -63,23 +63,17 @@ func decodeStrict(body []byte, maxDepth int, dst any) error {
 // decodeError names what the decoder refused. encoding/json reports an
 // unknown member only as text, so that text is read.
 func decodeError(err error) error {
+	e := bodyError("the body is not the JSON this operation takes")
+	e.Cause = err
 	var typeErr *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &typeErr):
-		e := bodyError(fmt.Sprintf("member %s must be %s", quoteName(typeErr.Field), jsonKind(typeErr.Type)))
-		e.Cause = err
-		return e
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
+	if errors.As(err, &typeErr) {
+		e.Detail = fmt.Sprintf("member %s must be %s", quoteName(typeErr.Field), jsonKind(typeErr.Type))
+	} else if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		if unquoted, uerr := strconv.Unquote(name); uerr == nil {
 			name = unquoted
 		}
-		e := bodyError("unknown member " + quoteName(name))
-		e.Cause = err
-		return e
+		e.Detail = "unknown member " + quoteName(name)
 	}
-	e := bodyError("the body is not the JSON this operation takes")
-	e.Cause = err
 	return e
 }
 

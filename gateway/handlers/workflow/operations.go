@@ -34,9 +34,10 @@ func (h handlers) startProcess(r *http.Request, c *call.Call) (call.Result, erro
 		return call.Result{}, err
 	}
 	body, err := h.client.StartProcess(r.Context(), req)
-	res, err := record(body, err, envelope.SObjectOperationFailed)
-	res.Status = http.StatusCreated
-	return res, err
+	if err != nil {
+		return call.Result{}, fail(err, envelope.SObjectOperationFailed)
+	}
+	return call.Result{Status: http.StatusCreated, JSON: body}, nil
 }
 
 func (h handlers) tasks(r *http.Request, _ *call.Call) (call.Result, error) {

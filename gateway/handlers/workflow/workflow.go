@@ -45,8 +45,9 @@ const (
 	paramTaskID   = "taskId"
 )
 
-// operation is what one action serves: its method, the path parameters
-// its template must have, and the handler.
+// operation is what one action serves: its method (a route of the action
+// must list exactly this one; the router refuses any other), the path
+// parameters its template must have, and the handler.
 type operation struct {
 	method string
 	params []string
@@ -65,10 +66,6 @@ func operations() map[string]operation {
 		ActionComplete:           {http.MethodPost, []string{paramTaskID}, handlers.complete},
 	}
 }
-
-// Method returns the HTTP method an action serves, "" for an unknown
-// action. A route of that action must list exactly this method.
-func Method(action string) string { return operations()[action].method }
 
 // New returns the factory of kind workflow. The route's action picks the
 // operation:
