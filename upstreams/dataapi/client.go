@@ -61,9 +61,6 @@ func New(baseURL, apiVersion string, doer upstreams.Doer) (*Client, error) {
 	return &Client{base: strings.TrimRight(u.String(), "/"), version: apiVersion, doer: doer}, nil
 }
 
-// APIVersion is the version the client speaks ("v35.0").
-func (c *Client) APIVersion() string { return c.version }
-
 // Versions lists the backend's API versions (GET /services/data).
 func (c *Client) Versions(ctx context.Context) ([]byte, error) {
 	return c.get(ctx, "/services/data", nil)

@@ -14,6 +14,9 @@ import (
 // system messages.
 const maxMessageLen = 1000
 
+// maxCodeLen bounds the backend's errorCode an error carries.
+const maxCodeLen = 100
+
 // statusError turns a non-2xx answer into an *upstreams.Error (4xx
 // KindRejected, else KindFailed) carrying the backend's errorCode and
 // message; a body it cannot read still yields the status, with the status
@@ -59,7 +62,7 @@ func parseErrorBody(body []byte) (code, message string) {
 				msgs = append(msgs, m)
 			}
 		}
-		return clean(code, 100), clean(strings.Join(msgs, "; "), maxMessageLen)
+		return clean(code, maxCodeLen), clean(strings.Join(msgs, "; "), maxMessageLen)
 	case '{':
 		var obj struct {
 			apiError
@@ -74,9 +77,9 @@ func parseErrorBody(body []byte) (code, message string) {
 			return "", ""
 		}
 		if obj.ErrorCode != "" || obj.Message != "" {
-			return clean(obj.ErrorCode, 100), clean(describeAPIError(obj.apiError), maxMessageLen)
+			return clean(obj.ErrorCode, maxCodeLen), clean(describeAPIError(obj.apiError), maxMessageLen)
 		}
-		return clean(obj.Fault.Detail.ErrorCode, 100), clean(obj.Fault.FaultString, maxMessageLen)
+		return clean(obj.Fault.Detail.ErrorCode, maxCodeLen), clean(obj.Fault.FaultString, maxMessageLen)
 	}
 	return "", ""
 }

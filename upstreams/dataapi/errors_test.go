@@ -70,7 +70,7 @@ func FuzzParseErrorBody(f *testing.F) {
 		require.True(t, utf8.ValidString(code))
 		require.True(t, utf8.ValidString(message))
 		require.LessOrEqual(t, len(message), maxMessageLen)
-		require.LessOrEqual(t, len(code), 100)
+		require.LessOrEqual(t, len(code), maxCodeLen)
 		for _, status := range []int{400, 404, 500, 503} {
 			e := statusError(status, body)
 			require.Equal(t, status, e.Status)
