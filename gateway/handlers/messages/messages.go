@@ -44,8 +44,8 @@ const maxEchoedName = 80
 
 // Member names of the body.
 const (
-	FieldName    = "name"
-	FieldMessage = "message"
+	fieldName    = "name"
+	fieldMessage = "message"
 )
 
 // Resolver returns the feed client of a configured upstream name, or nil
@@ -123,7 +123,7 @@ func parse(body []byte, opts Options) (input, error) {
 	} else if tok != json.Delim('{') {
 		return input{}, bodyError("the body must be a JSON object")
 	}
-	values := map[string]*string{FieldName: nil, FieldMessage: nil}
+	values := map[string]*string{fieldName: nil, fieldMessage: nil}
 	seen := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
@@ -156,11 +156,11 @@ func parse(body []byte, opts Options) (input, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return input{}, bodyError("data after the JSON object")
 	}
-	name, err := member(FieldName, values[FieldName], opts.MaxNameChars)
+	name, err := member(fieldName, values[fieldName], opts.MaxNameChars)
 	if err != nil {
 		return input{}, err
 	}
-	message, err := member(FieldMessage, values[FieldMessage], opts.MaxMessageChars)
+	message, err := member(fieldMessage, values[fieldMessage], opts.MaxMessageChars)
 	if err != nil {
 		return input{}, err
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/restgate/gateway/gateway/routes"
 )
 
-// Title is the document's info.title.
-const Title = "Gateway API"
+// title is the document's info.title.
+const title = "Gateway API"
 
 // New returns the factory of kind openapi. The document of every served
 // version is rendered once, when the router is built; a reload renders new
@@ -68,7 +68,7 @@ func Document(t *routes.Table, v string) map[string]any {
 	}
 	return obj{
 		"openapi": "3.1.0",
-		"info": obj{"title": Title, "version": v,
+		"info": obj{"title": title, "version": v,
 			"description": "Every answer is an envelope (Envelope) or an error envelope (ErrorEnvelope) whose responseCode names the error."},
 		"paths":      paths,
 		"components": obj{"schemas": commonSchemas()},

@@ -6,9 +6,9 @@ import (
 	"strconv"
 )
 
-// ErrNoMember means the backend's answer is not an object holding the
+// errNoMember means the backend's answer is not an object holding the
 // route's resultPath member.
-var ErrNoMember = errors.New("proxy: the answer has no such member")
+var errNoMember = errors.New("proxy: the answer has no such member")
 
 // errSyntax means the answer is not well-formed where member looked.
 var errSyntax = errors.New("proxy: malformed JSON in the answer")
@@ -19,15 +19,15 @@ var errSyntax = errors.New("proxy: malformed JSON in the answer")
 // and nesting, and the members after it are not read. The returned value
 // itself is checked by the writer's rewrite, which validates every byte it
 // maps. A src that is not a JSON object, or has no such member, is
-// ErrNoMember; malformed JSON on the way is errSyntax.
+// errNoMember; malformed JSON on the way is errSyntax.
 func member(src []byte, name string) ([]byte, error) {
 	i := skipSpace(src, 0)
 	if i >= len(src) || src[i] != '{' {
-		return nil, fmt.Errorf("%w %q: the answer is not an object", ErrNoMember, name)
+		return nil, fmt.Errorf("%w %q: the answer is not an object", errNoMember, name)
 	}
 	i = skipSpace(src, i+1)
 	if i < len(src) && src[i] == '}' {
-		return nil, fmt.Errorf("%w %q", ErrNoMember, name)
+		return nil, fmt.Errorf("%w %q", errNoMember, name)
 	}
 	for i < len(src) {
 		if src[i] != '"' {
@@ -58,7 +58,7 @@ func member(src []byte, name string) ([]byte, error) {
 		case ',':
 			i = skipSpace(src, i+1)
 		case '}':
-			return nil, fmt.Errorf("%w %q", ErrNoMember, name)
+			return nil, fmt.Errorf("%w %q", errNoMember, name)
 		default:
 			return nil, syntaxAt(i)
 		}

@@ -40,10 +40,10 @@ func TestMember(t *testing.T) {
 			got, err := member([]byte(tt.src), tt.name)
 			switch {
 			case tt.noMember:
-				assert.ErrorIs(t, err, ErrNoMember)
+				assert.ErrorIs(t, err, errNoMember)
 			case tt.syntax:
 				require.Error(t, err)
-				assert.NotErrorIs(t, err, ErrNoMember)
+				assert.NotErrorIs(t, err, errNoMember)
 			default:
 				require.NoError(t, err)
 				assert.JSONEq(t, tt.want, string(got))
@@ -54,7 +54,7 @@ func TestMember(t *testing.T) {
 
 // FuzzMember checks member against encoding/json on valid input: a member
 // of a valid object is found and is valid JSON, an absent one or a value
-// that is not an object is ErrNoMember. On any input it must not panic and
+// that is not an object is errNoMember. On any input it must not panic and
 // must return a part of src.
 func FuzzMember(f *testing.F) {
 	for _, s := range []string{`{"records":[1,2]}`, `{"a":"}","records":{"b":[]}}`, `{"a":1}`, `[]`, `{"records":"\u00e9"}`, `{`, ``} {
@@ -70,14 +70,14 @@ func FuzzMember(f *testing.F) {
 		}
 		var obj map[string]json.RawMessage
 		if json.Unmarshal([]byte(src), &obj) != nil {
-			if !errors.Is(err, ErrNoMember) {
+			if !errors.Is(err, errNoMember) {
 				t.Fatalf("member(%q, %q) = %q, %v on a value that is not an object", src, name, got, err)
 			}
 			return
 		}
 		if _, ok := obj[name]; !ok {
-			if !errors.Is(err, ErrNoMember) {
-				t.Fatalf("member(%q, %q) = %q, %v; want ErrNoMember", src, name, got, err)
+			if !errors.Is(err, errNoMember) {
+				t.Fatalf("member(%q, %q) = %q, %v; want errNoMember", src, name, got, err)
 			}
 			return
 		}
