@@ -5,12 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/restgate/gateway/mapping"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/restgate/gateway/mapping"
 )
 
 // maxAccountBody bounds a create or update body.

@@ -1,9 +1,10 @@
 package sandbox
 
 import (
-	"github.com/restgate/gateway/mapping"
 	"math"
 	"strconv"
+
+	"github.com/restgate/gateway/mapping"
 )
 
 // appendRecord writes one account row as a JSON object, every field in

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/json"
-	"github.com/restgate/gateway/mapping"
 	"math"
 	"strings"
 	"testing"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/mapping"
 )
 
 func TestAppendAccountString(t *testing.T) {
@@ -161,11 +162,11 @@ func FuzzParseFields(f *testing.F) {
 			switch v.value.(type) {
 			case nil:
 			case int64:
-				assert.Equal(t, "INTEGER", ColumnType(field.Type), field.Name)
+				assert.Equal(t, "INTEGER", columnType(field.Type), field.Name)
 			case float64:
-				assert.Equal(t, "REAL", ColumnType(field.Type), field.Name)
+				assert.Equal(t, "REAL", columnType(field.Type), field.Name)
 			case string:
-				assert.Equal(t, "TEXT", ColumnType(field.Type), field.Name)
+				assert.Equal(t, "TEXT", columnType(field.Type), field.Name)
 			default:
 				t.Fatalf("field %s: unexpected %T", field.Name, v.value)
 			}

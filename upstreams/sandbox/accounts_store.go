@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/restgate/gateway/mapping"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/restgate/gateway/mapping"
 )
 
 // errAccountNotFound is what the store returns for an unknown id.
@@ -50,6 +51,17 @@ func newAccountStore(db *sql.DB) *accountStore {
 	return s
 }
 
+// scanTargets returns a row of values and the pointers to scan into it, one
+// per field.
+func (s *accountStore) scanTargets() (vals, ptrs []any) {
+	vals = make([]any, len(s.fields))
+	ptrs = make([]any, len(s.fields))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	return vals, ptrs
+}
+
 // accountIDWhere matches an 18-character id exactly and a 15-character id against
 // the first 15 characters, as Salesforce treats its two id forms.
 func accountIDWhere(id string) string {
@@ -68,11 +80,7 @@ func (s *accountStore) list(ctx context.Context, limit, offset int) ([]byte, err
 		return nil, fmt.Errorf("listing accounts: %w", err)
 	}
 	defer rows.Close()
-	vals := make([]any, len(s.fields))
-	ptrs := make([]any, len(s.fields))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
+	vals, ptrs := s.scanTargets()
 	buf := make([]byte, 0, 8192)
 	buf = append(buf, '[')
 	for n := 0; rows.Next(); n++ {
@@ -92,11 +100,7 @@ func (s *accountStore) list(ctx context.Context, limit, offset int) ([]byte, err
 
 // get returns one account as a JSON object, or errAccountNotFound.
 func (s *accountStore) get(ctx context.Context, id string) ([]byte, error) {
-	vals := make([]any, len(s.fields))
-	ptrs := make([]any, len(s.fields))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
+	vals, ptrs := s.scanTargets()
 	err := s.db.QueryRowContext(ctx, "SELECT "+s.columns+" FROM accounts WHERE "+accountIDWhere(id), id).Scan(ptrs...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errAccountNotFound
@@ -238,7 +242,7 @@ func coerceAccountValue(f Field, raw json.RawMessage) (any, error) {
 			return nil, err
 		}
 	}
-	switch ColumnType(f.Type) {
+	switch columnType(f.Type) {
 	case "INTEGER":
 		if n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64); err == nil {
 			return n, nil

@@ -114,8 +114,8 @@ func EnsureSchema(db *sql.DB) error {
 	return nil
 }
 
-// ColumnType is the SQLite column type that stores a field of describe type t.
-func ColumnType(t string) string {
+// columnType is the SQLite column type that stores a field of describe type t.
+func columnType(t string) string {
 	switch t {
 	case "int":
 		return "INTEGER"
@@ -132,7 +132,7 @@ func createTableSQL(table string, fields []Field) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(`"` + f.Name + `" ` + ColumnType(f.Type))
+		b.WriteString(`"` + f.Name + `" ` + columnType(f.Type))
 		if f.Name == "Id" {
 			b.WriteString(" PRIMARY KEY")
 		}

@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// Contracts are the upstream names the sandbox can stand in for; each is
+// contracts are the upstream names the sandbox can stand in for; each is
 // served under /<name> on the sandbox's loopback listener.
-func Contracts() []string { return []string{"accounts", "workflow", "data", "files", "feed"} }
+func contracts() []string { return []string{"accounts", "workflow", "data", "files", "feed"} }
 
 // Server is the running sandbox: one loopback HTTP listener serving every
 // contract, over one SQLite file. The gateway reaches it over HTTP like any
@@ -55,10 +55,10 @@ func Start(dataDir string, logger *slog.Logger) (*Server, error) {
 	return s, nil
 }
 
-// URL is the base URL of the named contract (see Contracts).
+// URL is the base URL of the named contract (see contracts).
 func (s *Server) URL(name string) (string, error) {
-	if !slices.Contains(Contracts(), name) {
-		return "", fmt.Errorf("no sandbox for upstream %q (sandbox serves %s)", name, strings.Join(Contracts(), ", "))
+	if !slices.Contains(contracts(), name) {
+		return "", fmt.Errorf("no sandbox for upstream %q (sandbox serves %s)", name, strings.Join(contracts(), ", "))
 	}
 	return s.base + "/" + name, nil
 }
