@@ -191,6 +191,41 @@ const (
 	KindProxy     = "proxy"
 )
 
+// Actions of kind workflow, as a route's action names them.
+const (
+	ActionUser               = "user"
+	ActionProcessDefinitions = "processDefinitions"
+	ActionStartProcess       = "startProcess"
+	ActionTasks              = "tasks"
+	ActionTask               = "task"
+	ActionAssign             = "assign"
+	ActionClaim              = "claim"
+	ActionComplete           = "complete"
+)
+
+// Actions of kind data.
+const (
+	ActionVersions  = "versions"
+	ActionResources = "resources"
+	ActionSObjects  = "sobjects"
+	ActionSObject   = "sobject"
+	ActionDescribe  = "describe"
+	ActionQuery     = "query"
+	ActionQueryMore = "queryMore"
+	ActionSearch    = "search"
+)
+
+// KindActions lists the actions of the kinds that take one; the route table
+// refuses any other, and the handlers serve exactly these.
+func KindActions() map[string][]string {
+	return map[string][]string{
+		KindWorkflow: {ActionUser, ActionProcessDefinitions, ActionStartProcess, ActionTasks, ActionTask,
+			ActionAssign, ActionClaim, ActionComplete},
+		KindData: {ActionVersions, ActionResources, ActionSObjects, ActionSObject, ActionDescribe, ActionQuery,
+			ActionQueryMore, ActionSearch},
+	}
+}
+
 // Route declares one path template and what serves it.
 type Route struct {
 	// Path is the template, starting /{version}/.

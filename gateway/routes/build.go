@@ -23,13 +23,11 @@ func kinds() map[string]kindNeeds {
 		config.KindOpenAPI:   {},
 		config.KindAccounts:  {upstream: true},
 		config.KindAccount:   {upstream: true},
-		config.KindWorkflow: {upstream: true, actions: []string{"user", "processDefinitions", "startProcess",
-			"tasks", "task", "assign", "claim", "complete"}},
-		config.KindData: {upstream: true, actions: []string{"versions", "resources", "sobjects", "sobject",
-			"describe", "query", "queryMore", "search"}},
-		config.KindFiles:    {upstream: true},
-		config.KindMessages: {upstream: true},
-		config.KindProxy:    {upstream: true},
+		config.KindWorkflow:  {upstream: true, actions: config.KindActions()[config.KindWorkflow]},
+		config.KindData:      {upstream: true, actions: config.KindActions()[config.KindData]},
+		config.KindFiles:     {upstream: true},
+		config.KindMessages:  {upstream: true},
+		config.KindProxy:     {upstream: true},
 	}
 }
 

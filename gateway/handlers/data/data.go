@@ -37,6 +37,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/restgate/gateway/gateway/config"
+
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/router"
@@ -44,18 +46,6 @@ import (
 	"github.com/restgate/gateway/mapping"
 	"github.com/restgate/gateway/upstreams"
 	"github.com/restgate/gateway/upstreams/dataapi"
-)
-
-// Actions of kind data, as a route's action names them.
-const (
-	ActionVersions  = "versions"
-	ActionResources = "resources"
-	ActionSObjects  = "sobjects"
-	ActionSObject   = "sobject"
-	ActionDescribe  = "describe"
-	ActionQuery     = "query"
-	ActionQueryMore = "queryMore"
-	ActionSearch    = "search"
 )
 
 // Path parameters the actions read.
@@ -148,14 +138,14 @@ type operation struct {
 func operations() map[string]operation {
 	sobject := envelope.SObjectOperationFailed
 	return map[string]operation{
-		ActionVersions:  {nil, sobject, (*handler).versions},
-		ActionResources: {[]string{ParamAPIVersion}, sobject, (*handler).resources},
-		ActionSObjects:  {nil, sobject, (*handler).sobjects},
-		ActionSObject:   {[]string{ParamType}, sobject, (*handler).sobject},
-		ActionDescribe:  {[]string{ParamType}, sobject, (*handler).describe},
-		ActionQuery:     {nil, envelope.QueryOperationFailed, (*handler).query},
-		ActionQueryMore: {[]string{ParamLocator}, envelope.QueryOperationFailed, (*handler).queryMore},
-		ActionSearch:    {nil, envelope.SearchFailed, (*handler).search},
+		config.ActionVersions:  {nil, sobject, (*handler).versions},
+		config.ActionResources: {[]string{ParamAPIVersion}, sobject, (*handler).resources},
+		config.ActionSObjects:  {nil, sobject, (*handler).sobjects},
+		config.ActionSObject:   {[]string{ParamType}, sobject, (*handler).sobject},
+		config.ActionDescribe:  {[]string{ParamType}, sobject, (*handler).describe},
+		config.ActionQuery:     {nil, envelope.QueryOperationFailed, (*handler).query},
+		config.ActionQueryMore: {[]string{ParamLocator}, envelope.QueryOperationFailed, (*handler).queryMore},
+		config.ActionSearch:    {nil, envelope.SearchFailed, (*handler).search},
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/restgate/gateway/gateway/config"
+
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
@@ -26,18 +28,6 @@ import (
 // Resolver returns the workflow engine client of a configured upstream
 // name, or nil when there is none (the factory then fails, naming it).
 type Resolver func(upstream string) *engine.Client
-
-// Actions of kind workflow, as a route's action names them.
-const (
-	ActionUser               = "user"
-	ActionProcessDefinitions = "processDefinitions"
-	ActionStartProcess       = "startProcess"
-	ActionTasks              = "tasks"
-	ActionTask               = "task"
-	ActionAssign             = "assign"
-	ActionClaim              = "claim"
-	ActionComplete           = "complete"
-)
 
 // Path parameters the actions read.
 const (
@@ -56,14 +46,14 @@ type operation struct {
 
 func operations() map[string]operation {
 	return map[string]operation{
-		ActionUser:               {http.MethodGet, []string{paramUsername}, handlers.user},
-		ActionProcessDefinitions: {http.MethodGet, nil, handlers.processDefinitions},
-		ActionStartProcess:       {http.MethodPost, nil, handlers.startProcess},
-		ActionTasks:              {http.MethodGet, nil, handlers.tasks},
-		ActionTask:               {http.MethodGet, []string{paramTaskID}, handlers.task},
-		ActionAssign:             {http.MethodPut, []string{paramTaskID}, handlers.assign},
-		ActionClaim:              {http.MethodPost, []string{paramTaskID}, handlers.claim},
-		ActionComplete:           {http.MethodPost, []string{paramTaskID}, handlers.complete},
+		config.ActionUser:               {http.MethodGet, []string{paramUsername}, handlers.user},
+		config.ActionProcessDefinitions: {http.MethodGet, nil, handlers.processDefinitions},
+		config.ActionStartProcess:       {http.MethodPost, nil, handlers.startProcess},
+		config.ActionTasks:              {http.MethodGet, nil, handlers.tasks},
+		config.ActionTask:               {http.MethodGet, []string{paramTaskID}, handlers.task},
+		config.ActionAssign:             {http.MethodPut, []string{paramTaskID}, handlers.assign},
+		config.ActionClaim:              {http.MethodPost, []string{paramTaskID}, handlers.claim},
+		config.ActionComplete:           {http.MethodPost, []string{paramTaskID}, handlers.complete},
 	}
 }
 
