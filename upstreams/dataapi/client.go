@@ -145,7 +145,7 @@ func (c *Client) get(ctx context.Context, path string, query url.Values) ([]byte
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.doer.Do(req)
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, upstreams.TransportError(ctx, Upstream, err)
 	}
 	defer resp.Body.Close()
 	body, readErr := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
@@ -154,7 +154,7 @@ func (c *Client) get(ctx context.Context, path string, query url.Values) ([]byte
 	}
 	switch {
 	case readErr != nil:
-		return nil, transportError(ctx, readErr)
+		return nil, upstreams.TransportError(ctx, Upstream, readErr)
 	case len(body) > maxBodyBytes:
 		return nil, &upstreams.Error{Upstream: Upstream, Kind: upstreams.KindInvalid, Status: resp.StatusCode,
 			Message: fmt.Sprintf("answer larger than %d bytes", maxBodyBytes)}
@@ -167,19 +167,6 @@ func (c *Client) get(ctx context.Context, path string, query url.Values) ([]byte
 
 // transportError classifies a failure to get an answer; an *upstreams.Error
 // from the shared client passes through unchanged.
-func transportError(ctx context.Context, err error) error {
-	if ue := upstreams.AsError(err); ue != nil {
-		return ue
-	}
-	kind := upstreams.KindFailed
-	switch {
-	case errors.Is(ctx.Err(), context.Canceled):
-		kind = upstreams.KindCanceled
-	case errors.Is(err, context.DeadlineExceeded):
-		kind = upstreams.KindTimeout
-	}
-	return &upstreams.Error{Upstream: Upstream, Kind: kind, Err: err}
-}
 
 func invalid(status int, code, message string) *upstreams.Error {
 	e := upstreams.NewStatusError(Upstream, status, code, message)

@@ -109,7 +109,7 @@ func (f *FieldCache) Fields(ctx context.Context, typ string) ([]string, error) {
 		}
 		return slices.Clone(e.fields), nil
 	case <-ctx.Done():
-		return nil, transportError(ctx, ctx.Err())
+		return nil, upstreams.TransportError(ctx, Upstream, ctx.Err())
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -68,12 +67,12 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	}
 	resp, err := c.doer.Do(req)
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, upstreams.TransportError(ctx, Upstream, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, upstreams.TransportError(ctx, Upstream, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, statusError(resp.StatusCode, raw)
@@ -127,16 +126,3 @@ func invalid(err error) *upstreams.Error {
 
 // transportError keeps an *upstreams.Error from the shared client as it is
 // and classifies the bare errors of a plain *http.Client.
-func transportError(ctx context.Context, err error) error {
-	if ue := upstreams.AsError(err); ue != nil {
-		return ue
-	}
-	kind := upstreams.KindFailed
-	switch {
-	case errors.Is(ctx.Err(), context.Canceled):
-		kind = upstreams.KindCanceled
-	case errors.Is(err, context.DeadlineExceeded):
-		kind = upstreams.KindTimeout
-	}
-	return &upstreams.Error{Upstream: Upstream, Kind: kind, Err: err}
-}
