@@ -96,7 +96,7 @@ func handler(db *sql.DB, dataDir string) (http.Handler, error) {
 		return nil, err
 	}
 	dataHost := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(r.URL.Path, "/connect/") {
+		if isConnectPath(r.URL.Path) {
 			files.ServeHTTP(w, r)
 			return
 		}
@@ -109,4 +109,11 @@ func handler(db *sql.DB, dataDir string) (http.Handler, error) {
 	mux.Handle("/files/", http.StripPrefix("/files", files))
 	mux.Handle("/feed/", http.StripPrefix("/feed", feed))
 	return mux, nil
+}
+
+// isConnectPath reports whether path is under /services/data/{version}/connect/,
+// where the batch upload lives on the data host.
+func isConnectPath(path string) bool {
+	segs := strings.SplitN(path, "/", 6) // "", services, data, version, connect, rest
+	return len(segs) == 6 && segs[1] == "services" && segs[2] == "data" && segs[4] == "connect"
 }
