@@ -55,8 +55,8 @@ type KeyMap struct {
 // NewKeyMap builds a KeyMap from internal->exposed pairs. Its Fields are
 // sorted. The error joins every problem found: a *CollisionError per
 // ambiguous exposed name and ErrInvalidName (wrapped) per empty or
-// non-UTF-8 name. A nil or
-// empty map gives an empty KeyMap, which Rewrite treats as "no mapping".
+// non-UTF-8 name. A nil or empty map gives an empty KeyMap, which Rewrite
+// treats as "no mapping".
 func NewKeyMap(internalToExposed map[string]string) (*KeyMap, error) {
 	order := make([]string, 0, len(internalToExposed))
 	for internal := range internalToExposed {
@@ -122,8 +122,8 @@ func build(order []string, pairs map[string]string) (*KeyMap, error) {
 	km.rev = rev
 	for _, internal := range order {
 		exposed := pairs[internal]
-		km.fwd[internal] = target{name: exposed, quoted: quoteJSON(exposed)}
-		rev.fwd[exposed] = target{name: internal, quoted: quoteJSON(internal)}
+		km.fwd[internal] = target{name: exposed, quoted: string(AppendString(nil, exposed))}
+		rev.fwd[exposed] = target{name: internal, quoted: string(AppendString(nil, internal))}
 		rev.order = append(rev.order, exposed)
 	}
 	return km, nil
@@ -198,25 +198,4 @@ func (m *KeyMap) known(key []byte) bool {
 
 func validName(s string) bool {
 	return s != "" && utf8.ValidString(s)
-}
-
-// quoteJSON encodes s as a JSON string. Control characters, quotes and
-// backslashes are escaped; everything else is kept, so a name written by
-// Rewrite decodes to exactly s.
-func quoteJSON(s string) string {
-	const hex = "0123456789abcdef"
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return string(append(b, '"'))
 }

@@ -150,35 +150,21 @@ func (r *rewriter) object(depth int, lv level) error {
 		return ErrTooDeep
 	}
 	record := lv != levelNested
-	r.pos++
 	r.dst = append(r.dst, '{')
-	r.skipSpace()
-	if r.pos < len(r.src) && r.src[r.pos] == '}' {
-		r.pos++
+	if r.open('}') {
 		r.dst = append(r.dst, '}')
 		return r.checkSize()
 	}
 	first := true
 	for {
-		if r.pos >= len(r.src) || r.src[r.pos] != '"' {
-			return r.unexpected("looking for beginning of object key string")
-		}
-		keyStart := r.pos
-		escaped, err := r.scanString()
+		keyStart, keyEnd, escaped, err := r.memberKey()
 		if err != nil {
 			return err
 		}
-		keyEnd := r.pos
 		key := r.src[keyStart+1 : keyEnd-1]
 		if escaped {
 			key = r.decodeKey(key)
 		}
-		r.skipSpace()
-		if r.pos >= len(r.src) || r.src[r.pos] != ':' {
-			return r.unexpected("after object key")
-		}
-		r.pos++
-		r.skipSpace()
 
 		keep := true
 		if record {
@@ -210,20 +196,13 @@ func (r *rewriter) object(depth int, lv level) error {
 			return err
 		}
 
-		r.skipSpace()
-		if r.pos >= len(r.src) {
-			return r.syntaxError(r.pos, "unexpected end of JSON input")
+		done, err := r.next('}', afterMember)
+		if err != nil {
+			return err
 		}
-		switch r.src[r.pos] {
-		case ',':
-			r.pos++
-			r.skipSpace()
-		case '}':
-			r.pos++
+		if done {
 			r.dst = append(r.dst, '}')
 			return r.checkSize()
-		default:
-			return r.unexpected("after object key:value pair")
 		}
 	}
 }
@@ -236,11 +215,8 @@ func (r *rewriter) array(depth int, lv level) error {
 	if lv == levelTop {
 		elem = levelElement
 	}
-	r.pos++
 	r.dst = append(r.dst, '[')
-	r.skipSpace()
-	if r.pos < len(r.src) && r.src[r.pos] == ']' {
-		r.pos++
+	if r.open(']') {
 		r.dst = append(r.dst, ']')
 		return r.checkSize()
 	}
@@ -248,22 +224,15 @@ func (r *rewriter) array(depth int, lv level) error {
 		if err := r.value(depth, elem); err != nil {
 			return err
 		}
-		r.skipSpace()
-		if r.pos >= len(r.src) {
-			return r.syntaxError(r.pos, "unexpected end of JSON input")
+		done, err := r.next(']', afterElement)
+		if err != nil {
+			return err
 		}
-		switch r.src[r.pos] {
-		case ',':
-			r.pos++
-			r.skipSpace()
-			r.dst = append(r.dst, ',')
-		case ']':
-			r.pos++
+		if done {
 			r.dst = append(r.dst, ']')
 			return r.checkSize()
-		default:
-			return r.unexpected("after array element")
 		}
+		r.dst = append(r.dst, ',')
 	}
 }
 

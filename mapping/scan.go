@@ -205,48 +205,84 @@ func (r *rewriter) skipContainer(depth int, closer byte, isObject bool) error {
 	if depth > r.maxDepth {
 		return ErrTooDeep
 	}
-	r.pos++
-	r.skipSpace()
-	if r.pos < len(r.src) && r.src[r.pos] == closer {
-		r.pos++
+	if r.open(closer) {
 		return nil
+	}
+	after := afterElement
+	if isObject {
+		after = afterMember
 	}
 	for {
 		if isObject {
-			if r.pos >= len(r.src) || r.src[r.pos] != '"' {
-				return r.unexpected("looking for beginning of object key string")
-			}
-			if _, err := r.scanString(); err != nil {
+			if _, _, _, err := r.memberKey(); err != nil {
 				return err
 			}
-			r.skipSpace()
-			if r.pos >= len(r.src) || r.src[r.pos] != ':' {
-				return r.unexpected("after object key")
-			}
-			r.pos++
-			r.skipSpace()
 		}
 		if err := r.skipValue(depth); err != nil {
 			return err
 		}
-		r.skipSpace()
-		if r.pos >= len(r.src) {
-			return r.syntaxError(r.pos, "unexpected end of JSON input")
+		if done, err := r.next(closer, after); err != nil || done {
+			return err
 		}
+	}
+}
+
+// Contexts of the error for what follows a container's member or element.
+const (
+	afterMember  = "after object key:value pair"
+	afterElement = "after array element"
+)
+
+// open steps over the bracket at r.pos and the space after it, and reports
+// whether closer follows at once (an empty container), stepping over it too.
+func (r *rewriter) open(closer byte) bool {
+	r.pos++
+	r.skipSpace()
+	if r.pos < len(r.src) && r.src[r.pos] == closer {
+		r.pos++
+		return true
+	}
+	return false
+}
+
+// memberKey scans an object member's key at r.pos and the colon after it,
+// leaving r.pos on the value. keyStart and keyEnd span the key with its
+// quotes; escaped reports escapes in it.
+func (r *rewriter) memberKey() (keyStart, keyEnd int, escaped bool, err error) {
+	if r.pos >= len(r.src) || r.src[r.pos] != '"' {
+		return 0, 0, false, r.unexpected("looking for beginning of object key string")
+	}
+	keyStart = r.pos
+	if escaped, err = r.scanString(); err != nil {
+		return 0, 0, false, err
+	}
+	keyEnd = r.pos
+	r.skipSpace()
+	if r.pos >= len(r.src) || r.src[r.pos] != ':' {
+		return 0, 0, false, r.unexpected("after object key")
+	}
+	r.pos++
+	r.skipSpace()
+	return keyStart, keyEnd, escaped, nil
+}
+
+// next steps over what follows a member or element: a comma and the space
+// after it, or closer, which done reports. Anything else is a syntax error
+// in context.
+func (r *rewriter) next(closer byte, context string) (done bool, err error) {
+	r.skipSpace()
+	if r.pos < len(r.src) {
 		switch r.src[r.pos] {
 		case ',':
 			r.pos++
 			r.skipSpace()
+			return false, nil
 		case closer:
 			r.pos++
-			return nil
-		default:
-			if isObject {
-				return r.unexpected("after object key:value pair")
-			}
-			return r.unexpected("after array element")
+			return true, nil
 		}
 	}
+	return false, r.unexpected(context)
 }
 
 // decodeKey returns the decoded text of a key that contains escapes (the
