@@ -64,6 +64,10 @@ func TestDashboardShowsEveryGatewayMetric(t *testing.T) {
 
 func TestDashboardPanelsHaveQueries(t *testing.T) {
 	t.Parallel()
+	type variable struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	}
 	var dash struct {
 		SchemaVersion int `json:"schemaVersion"`
 		Panels        []struct {
@@ -74,10 +78,7 @@ func TestDashboardPanelsHaveQueries(t *testing.T) {
 			} `json:"targets"`
 		} `json:"panels"`
 		Templating struct {
-			List []struct {
-				Name string `json:"name"`
-				Type string `json:"type"`
-			} `json:"list"`
+			List []variable `json:"list"`
 		} `json:"templating"`
 	}
 	raw, err := os.ReadFile(dashboardPath)
@@ -85,12 +86,7 @@ func TestDashboardPanelsHaveQueries(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &dash))
 
 	assert.GreaterOrEqual(t, dash.SchemaVersion, 39)
-	assert.True(t, slices.ContainsFunc(dash.Templating.List, func(v struct {
-		Name string `json:"name"`
-		Type string `json:"type"`
-	}) bool {
-		return v.Name == "datasource" && v.Type == "datasource"
-	}), "a datasource template variable")
+	assert.Contains(t, dash.Templating.List, variable{Name: "datasource", Type: "datasource"}, "a datasource template variable")
 	for _, p := range dash.Panels {
 		if p.Type == "row" {
 			continue

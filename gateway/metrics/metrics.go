@@ -129,12 +129,12 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 		logBatchesFailed: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace,
 			Name:      "log_batches_failed_total",
-			Help:      "Call-log batch posts that failed (each retry counts).",
+			Help:      "Call-log batches given up after their retries.",
 		}),
 		logDropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace,
 			Name:      "log_entries_dropped_total",
-			Help:      "Call-log entries dropped because the queue was full or retries ran out.",
+			Help:      "Call-log entries that never reached the collector: pushed out of a full queue, in a failed batch, or still queued at shutdown.",
 		}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace,
