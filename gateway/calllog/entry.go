@@ -8,11 +8,12 @@
 package calllog
 
 import (
-	"github.com/restgate/gateway/mapping"
 	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/restgate/gateway/mapping"
 )
 
 // Entry is one call as the log sees it. The first group of fields makes up

@@ -87,12 +87,13 @@ func newTestShipper(t *testing.T, cfg Config, m Metrics) *Shipper {
 	return s
 }
 
-// start runs s and returns a function that closes it and waits for Run.
-func start(t *testing.T, s *Shipper) {
+// start runs s with ctx and returns a channel closed when Run returns; at
+// the end of the test s is closed and Run awaited.
+func start(t *testing.T, ctx context.Context, s *Shipper) <-chan struct{} {
 	t.Helper()
 	done := make(chan struct{})
 	go func() {
-		s.Run(context.Background())
+		s.Run(ctx)
 		close(done)
 	}()
 	t.Cleanup(func() {
@@ -101,6 +102,7 @@ func start(t *testing.T, s *Shipper) {
 		_ = s.Close(ctx)
 		<-done
 	})
+	return done
 }
 
 func entry(i int) Entry {
@@ -120,7 +122,7 @@ func TestShipperBatchesBySize(t *testing.T) {
 	c := newCollector(t, nil)
 	m := &countingMetrics{}
 	s := newTestShipper(t, Config{URL: c.srv.URL, BatchSize: 2, FlushInterval: time.Hour}, m)
-	start(t, s)
+	start(t, context.Background(), s)
 	for i := range 4 {
 		s.Enqueue(entry(i))
 	}
@@ -142,7 +144,7 @@ func TestShipperBatchesByInterval(t *testing.T) {
 	for i := range 3 {
 		s.Enqueue(entry(i))
 	}
-	start(t, s)
+	start(t, context.Background(), s)
 	got := c.next(t)
 	assert.Equal(t, "application/x-ndjson", got.contentType)
 	require.Len(t, lines(got.body), 3)

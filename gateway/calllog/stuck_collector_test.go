@@ -57,11 +57,7 @@ func TestShipperNeverBlocksEnqueue(t *testing.T) {
 				URL: tt.url(t, release), QueueSize: 50, BatchSize: 10, FlushInterval: time.Millisecond,
 				Timeout: guard, MaxRetries: 1, Backoff: time.Millisecond,
 			}, m)
-			runDone := make(chan struct{})
-			go func() {
-				s.Run(context.Background())
-				close(runDone)
-			}()
+			runDone := start(t, context.Background(), s)
 
 			enqueued := make(chan struct{})
 			go func() {
@@ -95,11 +91,7 @@ func TestShipperCloseFlushesWithinDeadline(t *testing.T) {
 	c := newCollector(t, nil)
 	m := &countingMetrics{}
 	s := newTestShipper(t, Config{URL: c.srv.URL, BatchSize: 2, FlushInterval: time.Hour}, m)
-	runDone := make(chan struct{})
-	go func() {
-		s.Run(context.Background())
-		close(runDone)
-	}()
+	runDone := start(t, context.Background(), s)
 	s.Enqueue(entry(1))
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
@@ -116,11 +108,7 @@ func TestShipperRunContextEndsFirst(t *testing.T) {
 	m := &countingMetrics{}
 	s := newTestShipper(t, Config{URL: c.srv.URL, FlushInterval: time.Hour}, m)
 	ctx, cancel := context.WithCancel(context.Background())
-	runDone := make(chan struct{})
-	go func() {
-		s.Run(ctx)
-		close(runDone)
-	}()
+	runDone := start(t, ctx, s)
 	s.Enqueue(entry(1))
 	cancel()
 	<-runDone
@@ -166,11 +154,9 @@ func BenchmarkEnqueue(b *testing.B) {
 			go s.Run(context.Background())
 			e := entry(1)
 			b.ReportAllocs()
-			b.ResetTimer()
 			for b.Loop() {
 				s.Enqueue(e)
 			}
-			b.StopTimer()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 			defer cancel()
 			if err := s.Close(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
