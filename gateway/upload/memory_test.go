@@ -3,7 +3,6 @@ package upload_test
 import (
 	"context"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,12 +10,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/restgate/gateway/gateway/upload/uploadtest"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/restgate/gateway/gateway/upload"
+	"github.com/restgate/gateway/gateway/upload/uploadtest"
 	"github.com/restgate/gateway/upstreams/files"
 )
 
@@ -47,29 +45,17 @@ func TestLargeUploadStaysInBoundedMemory(t *testing.T) {
 	require.NoError(t, err)
 
 	// The client body is generated while it is read.
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		err := func() error {
-			if err := mw.WriteField("subjectId", "001xx000003DGb2"); err != nil {
-				return err
-			}
-			fw, err := mw.CreateFormFile("file", "big.bin")
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(fw, uploadtest.PatternReader(bigUploadBytes)); err != nil {
-				return err
-			}
-			return mw.Close()
-		}()
-		pw.CloseWithError(err)
-	}()
+	body, contentType := uploadtest.Form("001xx000003DGb2", "big.bin", bigUploadBytes)
+	defer body.Close()
+	req := httptest.NewRequest(http.MethodPost, "/v1/files", body)
+	req.Header.Set("Content-Type", contentType)
+	mr, err := req.MultipartReader()
+	require.NoError(t, err)
 
 	runtime.GC()
 	stop := uploadtest.HeapPeak()
 	dir := t.TempDir()
-	up, err := upload.Read(multipart.NewReader(pr, mw.Boundary()), dir, upload.Limits{MaxTotalBytes: 1 << 30})
+	up, err := upload.Read(mr, dir, upload.Limits{MaxTotalBytes: 1 << 30})
 	require.NoError(t, err)
 	defer up.Close()
 	require.Len(t, up.Files, 1)

@@ -31,6 +31,7 @@ func filePart(filename, body string) formPart {
 const boundary = "test-boundary-0123456789"
 
 func buildBody(t testing.TB, parts ...formPart) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
 	require.NoError(t, w.SetBoundary(boundary))
@@ -53,11 +54,12 @@ func buildBody(t testing.TB, parts ...formPart) []byte {
 	return buf.Bytes()
 }
 
-func readBody(t testing.TB, body []byte, dir string, limits Limits) (*Upload, error) {
+func readBody(body []byte, dir string, limits Limits) (*Upload, error) {
 	return Read(multipart.NewReader(bytes.NewReader(body), boundary), dir, limits)
 }
 
 func assertEmptyDir(t testing.TB, dir string) {
+	t.Helper()
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "spool files left behind")
@@ -98,7 +100,7 @@ func TestReadAccepts(t *testing.T) {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			up, err := readBody(t, buildBody(t, tt.parts...), dir, Limits{})
+			up, err := readBody(buildBody(t, tt.parts...), dir, Limits{})
 			require.NoError(t, err)
 			assert.Equal(t, tt.subject, up.SubjectID)
 			require.Len(t, up.Files, len(tt.files))
@@ -149,7 +151,7 @@ func TestReadRefuses(t *testing.T) {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			up, err := readBody(t, tt.body, dir, tt.limits)
+			up, err := readBody(tt.body, dir, tt.limits)
 			require.Error(t, err)
 			assert.Nil(t, up)
 			if tt.tooLarge {
@@ -169,7 +171,7 @@ func TestReadExactTotalFits(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	body := buildBody(t, field("subjectId", "01"), filePart("a", "123"))
-	up, err := readBody(t, body, dir, Limits{MaxTotalBytes: 5})
+	up, err := readBody(body, dir, Limits{MaxTotalBytes: 5})
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), up.Files[0].Size)
 	require.NoError(t, up.Close())
@@ -193,7 +195,7 @@ func TestReadMaxBytesReaderIsTooLarge(t *testing.T) {
 func TestReadUnwritableDirIsLocalError(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir() + "/missing"
-	_, err := readBody(t, buildBody(t, field("subjectId", "01"), filePart("a", "x")), dir, Limits{})
+	_, err := readBody(buildBody(t, field("subjectId", "01"), filePart("a", "x")), dir, Limits{})
 	require.Error(t, err)
 	var ie *InputError
 	assert.False(t, errors.As(err, &ie), "a local failure is not the client's fault")
@@ -209,7 +211,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		dir := t.TempDir()
-		up, err := readBody(t, body, dir, Limits{MaxFiles: 4, MaxTotalBytes: 1 << 16, MaxFieldBytes: 64})
+		up, err := readBody(body, dir, Limits{MaxFiles: 4, MaxTotalBytes: 1 << 16, MaxFieldBytes: 64})
 		if err == nil {
 			require.NotNil(t, up)
 			assert.NotEmpty(t, up.SubjectID)
@@ -235,7 +237,7 @@ func BenchmarkRead(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		up, err := readBody(b, body, dir, Limits{})
+		up, err := readBody(body, dir, Limits{})
 		if err != nil {
 			b.Fatal(err)
 		}

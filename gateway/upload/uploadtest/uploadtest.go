@@ -1,9 +1,11 @@
 // Package uploadtest helps tests show that uploads stream: a reader of any
-// size that holds nothing, and a sampler of the heap's peak.
+// size that holds nothing, a form built from it as it is read, and a sampler
+// of the heap's peak.
 package uploadtest
 
 import (
 	"io"
+	"mime/multipart"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -27,6 +29,33 @@ func (p *patternReader) Read(b []byte) (int, error) {
 	}
 	p.left -= int64(len(b))
 	return len(b), nil
+}
+
+// Form returns a multipart/form-data body of a subjectId field and one file
+// part of n pattern bytes, written as the body is read, and the body's
+// Content-Type. A failure to write reaches the reader as its error; closing
+// the body ends the writing early.
+func Form(subjectID, filename string, n int64) (body io.ReadCloser, contentType string) {
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		pw.CloseWithError(writeForm(mw, subjectID, filename, n))
+	}()
+	return pr, mw.FormDataContentType()
+}
+
+func writeForm(mw *multipart.Writer, subjectID, filename string, n int64) error {
+	if err := mw.WriteField("subjectId", subjectID); err != nil {
+		return err
+	}
+	fw, err := mw.CreateFormFile("file", filename)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(fw, PatternReader(n)); err != nil {
+		return err
+	}
+	return mw.Close()
 }
 
 // HeapPeak samples runtime HeapInuse every 5ms until the returned stop is
