@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // gatewayPath is what the client asks of the gateway: the same list,
@@ -107,10 +108,15 @@ func startGateway(ctx context.Context, bin, dir, host, backend, collector string
 	return c, nil
 }
 
+// checkTimeout bounds one checkGateway request, so a gateway that accepts
+// and never answers fails the readiness wait instead of hanging it.
+const checkTimeout = 5 * time.Second
+
 // checkGateway asks the gateway for the list once and checks that it is
 // the enveloped, v2-mapped answer of the 20 accounts.
 func checkGateway(base string) error {
-	resp, err := http.Get(base + gatewayPath)
+	client := &http.Client{Timeout: checkTimeout}
+	resp, err := client.Get(base + gatewayPath)
 	if err != nil {
 		return err
 	}

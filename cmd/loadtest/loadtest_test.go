@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/mapping"
 )
 
 // TestMain lets the test binary serve the roles the harness re-executes
@@ -132,8 +134,19 @@ func TestCheckEnvelope(t *testing.T) {
 	require.Len(t, accounts, 20)
 	assert.Len(t, accounts[0], 24, "every field of the Account model")
 
+	fields := make([]string, 0, len(accounts[0]))
+	for f := range accounts[0] {
+		fields = append(fields, f)
+	}
+	km, err := mapping.DeriveKeyMap(fields)
+	require.NoError(t, err)
+	mapped, err := mapping.Rewrite(nil, rec.Body.Bytes(), mapping.Options{Map: km, DropNulls: true})
+	require.NoError(t, err)
+	assert.NoError(t, checkEnvelope([]byte(`{"result":`+string(mapped)+`,"timeStamp":"t","mapKeysFlag":true}`)), "v2's answer")
+
 	unmapped := []byte(`{"result":` + rec.Body.String() + `,"timeStamp":"t","mapKeysFlag":true}`)
 	assert.Error(t, checkEnvelope(unmapped), "internal names are not v2's")
+	assert.Error(t, checkEnvelope([]byte(`{"result":`+string(mapped)+`,"timeStamp":"t"}`)), "no mapKeysFlag")
 	assert.Error(t, checkEnvelope(rec.Body.Bytes()), "a bare list is not an envelope")
 	assert.Error(t, checkEnvelope([]byte(`{"result":[],"timeStamp":"t","mapKeysFlag":true}`)))
 

@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http/httputil"
 	"os"
 	"os/signal"
 	"syscall"
@@ -45,7 +46,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case *serveBackend:
 		err = serveChild(ctx, o.host, stdout, backendHandler())
 	case *serveProxy != "":
-		var h proxyHandler
+		var h *httputil.ReverseProxy
 		if h, err = newProxy(*serveProxy); err == nil {
 			err = serveChild(ctx, o.host, stdout, h)
 		}

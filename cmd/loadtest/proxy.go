@@ -9,16 +9,14 @@ import (
 	"time"
 )
 
-// proxyHandler is the bare reverse proxy the gateway is compared with.
-type proxyHandler = *httputil.ReverseProxy
-
 // upstreamIdleConns is the gateway's default upstreams.*.maxIdleConnsPerHost,
 // so both keep the same pool of backend connections.
 const upstreamIdleConns = 64
 
-// newProxy returns a reverse proxy to target (a loopback URL) with the
-// transport tuning of the gateway's upstream client.
-func newProxy(target string) (proxyHandler, error) {
+// newProxy returns the bare reverse proxy the gateway is compared with: to
+// target (a loopback URL), with the transport tuning of the gateway's
+// upstream client.
+func newProxy(target string) (*httputil.ReverseProxy, error) {
 	u, err := url.Parse(target)
 	if err != nil {
 		return nil, err
