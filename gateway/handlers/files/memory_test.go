@@ -2,7 +2,6 @@ package files_test
 
 import (
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -42,30 +41,13 @@ func TestLargeUploadThroughTheRouterStaysInBoundedMemory(t *testing.T) {
 	defer front.Close()
 
 	// The client's body is generated while the gateway reads it.
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		err := func() error {
-			if err := mw.WriteField("subjectId", subject); err != nil {
-				return err
-			}
-			fw, err := mw.CreateFormFile("file", "big.bin")
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(fw, uploadtest.PatternReader(bigUploadBytes)); err != nil {
-				return err
-			}
-			return mw.Close()
-		}()
-		pw.CloseWithError(err)
-	}()
+	body, contentType := uploadtest.Form(subject, "big.bin", bigUploadBytes)
 
 	runtime.GC()
 	stop := uploadtest.HeapPeak()
-	req, err := http.NewRequest(http.MethodPost, front.URL+"/v1/files", pr)
+	req, err := http.NewRequest(http.MethodPost, front.URL+"/v1/files", body)
 	require.NoError(t, err)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Content-Type", contentType)
 	resp, err := front.Client().Do(req)
 	require.NoError(t, err)
 	answer, err := io.ReadAll(resp.Body)
