@@ -31,12 +31,17 @@ func (e *CollisionError) Error() string {
 		e.Exposed, strings.Join(quoted, ", "))
 }
 
-// target is the value side of one direction of a KeyMap; quoted is the
-// name already encoded as a JSON string, so Rewrite appends it without
-// escaping work per key.
+// target is the value side of one direction of a KeyMap; member is the
+// name already encoded as Rewrite writes it after a previous member (comma,
+// JSON string, colon), so it appends it without escaping work per key.
 type target struct {
 	name   string
-	quoted string
+	member string
+}
+
+func newTarget(name string) target {
+	m := append([]byte{','}, AppendString(nil, name)...)
+	return target{name: name, member: string(append(m, ':'))}
 }
 
 // KeyMap is a reversible map from internal field names to exposed names.
@@ -122,8 +127,8 @@ func build(order []string, pairs map[string]string) (*KeyMap, error) {
 	km.rev = rev
 	for _, internal := range order {
 		exposed := pairs[internal]
-		km.fwd[internal] = target{name: exposed, quoted: string(AppendString(nil, exposed))}
-		rev.fwd[exposed] = target{name: internal, quoted: string(AppendString(nil, internal))}
+		km.fwd[internal] = newTarget(exposed)
+		rev.fwd[exposed] = newTarget(internal)
 		rev.order = append(rev.order, exposed)
 	}
 	return km, nil

@@ -66,6 +66,12 @@ const (
 // Reusing dst (dst[:0] of the last result) makes a steady-state call free of
 // allocations.
 func Rewrite(dst, src []byte, opts Options) ([]byte, error) {
+	return rewrite(dst, src, opts, true)
+}
+
+// rewrite is Rewrite with key prediction switchable, so tests can check
+// that predicting keys never changes a result.
+func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
 	r := rewriter{
 		src:       src,
 		dst:       dst,
@@ -86,6 +92,7 @@ func Rewrite(dst, src []byte, opts Options) ([]byte, error) {
 		r.m = nil
 	}
 	r.reject = opts.RejectUnknown && r.m != nil
+	r.predict = predict
 
 	r.skipSpace()
 	if err := r.value(0, levelTop); err != nil {
@@ -110,6 +117,11 @@ type rewriter struct {
 	sel       *FieldSet
 	dropNulls bool
 	reject    bool
+	predict   bool
+	// slots remember the keys of the last record, by member position, so
+	// the next record's keys are recognised by a compare (see predict.go).
+	slots  [maxSlots]keySlot
+	nested [maxNestedSlots]keySlot
 	// keyBuf holds an escaped key once decoded; field names fit, so
 	// decoding does not allocate.
 	keyBuf [128]byte
@@ -136,75 +148,18 @@ func (r *rewriter) value(depth int, lv level) error {
 			return err
 		}
 	}
-	// Checked before copying, so a huge string is refused without being
-	// written.
+	return r.copyToken(start)
+}
+
+// copyToken writes the token scanned from start to r.pos. The limit is
+// checked before copying, so a huge string is refused without being
+// written.
+func (r *rewriter) copyToken(start int) error {
 	if r.limit >= 0 && len(r.dst)-r.start+(r.pos-start) >= r.limit {
 		return ErrTooLarge
 	}
 	r.dst = append(r.dst, r.src[start:r.pos]...)
 	return nil
-}
-
-func (r *rewriter) object(depth int, lv level) error {
-	if depth > r.maxDepth {
-		return ErrTooDeep
-	}
-	record := lv != levelNested
-	r.dst = append(r.dst, '{')
-	if r.open('}') {
-		r.dst = append(r.dst, '}')
-		return r.checkSize()
-	}
-	first := true
-	for {
-		keyStart, keyEnd, escaped, err := r.memberKey()
-		if err != nil {
-			return err
-		}
-		key := r.src[keyStart+1 : keyEnd-1]
-		if escaped {
-			key = r.decodeKey(key)
-		}
-
-		keep := true
-		if record {
-			if r.reject && !r.m.known(key) {
-				return &UnknownFieldError{Field: string(key)}
-			}
-			if r.sel != nil && !r.sel.hasKey(key) {
-				keep = false
-			}
-		}
-		if keep && r.dropNulls && r.pos < len(r.src) && r.src[r.pos] == 'n' {
-			keep = false
-		}
-		if keep {
-			if !first {
-				r.dst = append(r.dst, ',')
-			}
-			first = false
-			if t, ok := r.lookup(key); ok {
-				r.dst = append(r.dst, t.quoted...)
-			} else {
-				r.dst = append(r.dst, r.src[keyStart:keyEnd]...)
-			}
-			r.dst = append(r.dst, ':')
-			if err := r.value(depth, levelNested); err != nil {
-				return err
-			}
-		} else if err := r.skipValue(depth); err != nil {
-			return err
-		}
-
-		done, err := r.next('}', afterMember)
-		if err != nil {
-			return err
-		}
-		if done {
-			r.dst = append(r.dst, '}')
-			return r.checkSize()
-		}
-	}
 }
 
 func (r *rewriter) array(depth int, lv level) error {

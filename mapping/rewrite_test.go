@@ -158,6 +158,8 @@ func TestRewriteErrors(t *testing.T) {
 		{desc: "unknown field", src: `[{"id":1},{"name":1,"bogus":2}]`, opts: Options{Map: km.Reverse(), RejectUnknown: true}, unknown: "bogus"},
 		{desc: "unknown escaped field is decoded", src: `{"b\u00f6gus":1}`, opts: Options{Map: km.Reverse(), RejectUnknown: true}, unknown: "bögus"},
 		{desc: "unknown field outside select", src: `{"bogus":1}`, opts: Options{Map: km, RejectUnknown: true, Select: NewFieldSet("Id")}, unknown: "bogus"},
+		{desc: "missing colon before an unknown field", src: `{"bogus" 1}`, opts: Options{Map: km, RejectUnknown: true}, offset: 9},
+		{desc: "unknown field at a record key's position", src: `[{"id":1},{"id":2},{"idx":3}]`, opts: Options{Map: km.Reverse(), RejectUnknown: true}, unknown: "idx"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

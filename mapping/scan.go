@@ -12,7 +12,9 @@ import (
 // r.src[start:r.pos] when they keep the token.
 
 func (r *rewriter) skipSpace() {
-	for r.pos < len(r.src) {
+	// Compact input is the norm: one compare rejects every byte that
+	// could be whitespace.
+	for r.pos < len(r.src) && r.src[r.pos] <= ' ' {
 		switch r.src[r.pos] {
 		case ' ', '\t', '\n', '\r':
 			r.pos++
@@ -214,7 +216,7 @@ func (r *rewriter) skipContainer(depth int, closer byte, isObject bool) error {
 	}
 	for {
 		if isObject {
-			if _, _, _, err := r.memberKey(); err != nil {
+			if err := r.memberKey(); err != nil {
 				return err
 			}
 		}
@@ -246,24 +248,33 @@ func (r *rewriter) open(closer byte) bool {
 }
 
 // memberKey scans an object member's key at r.pos and the colon after it,
-// leaving r.pos on the value. keyStart and keyEnd span the key with its
-// quotes; escaped reports escapes in it.
-func (r *rewriter) memberKey() (keyStart, keyEnd int, escaped bool, err error) {
+// leaving r.pos on the value.
+func (r *rewriter) memberKey() error {
+	if _, err := r.scanKey(); err != nil {
+		return err
+	}
+	return r.colon()
+}
+
+// scanKey scans the key string at r.pos, leaving r.pos after its closing
+// quote, and reports whether it contains escapes.
+func (r *rewriter) scanKey() (escaped bool, err error) {
 	if r.pos >= len(r.src) || r.src[r.pos] != '"' {
-		return 0, 0, false, r.unexpected("looking for beginning of object key string")
+		return false, r.unexpected("looking for beginning of object key string")
 	}
-	keyStart = r.pos
-	if escaped, err = r.scanString(); err != nil {
-		return 0, 0, false, err
-	}
-	keyEnd = r.pos
+	return r.scanString()
+}
+
+// colon steps over the colon after a key and the space around it, leaving
+// r.pos on the value.
+func (r *rewriter) colon() error {
 	r.skipSpace()
 	if r.pos >= len(r.src) || r.src[r.pos] != ':' {
-		return 0, 0, false, r.unexpected("after object key")
+		return r.unexpected("after object key")
 	}
 	r.pos++
 	r.skipSpace()
-	return keyStart, keyEnd, escaped, nil
+	return nil
 }
 
 // next steps over what follows a member or element: a comma and the space
