@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/restgate/gateway/upstreams/h1"
 )
 
 // Client is the one way the gateway calls a backend. Each configured
@@ -22,7 +24,7 @@ type Client struct {
 	given     Settings
 	s         Settings
 	creds     credentials
-	transport *http.Transport
+	transport *h1.Transport
 	breaker   *breaker
 	bulkhead  *bulkhead
 	retry     *retrier

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/restgate/gateway/upstreams/h1"
 )
 
 // Transport tuning that has no setting of its own.
@@ -33,10 +35,24 @@ const (
 	maxDrain = 64 << 10
 )
 
-// newTransport clones http.DefaultTransport (keeping its proxy-from-
-// environment and HTTP/2 support) and tunes it from settings that already
-// carry their defaults.
-func newTransport(s Settings) *http.Transport {
+// newTransport returns the client's transport, from settings that already
+// carry their defaults: plain-http exchanges run on the caller's goroutine
+// (h1); https, proxied and streaming requests go to the standard transport.
+func newTransport(s Settings) *h1.Transport {
+	std := newStdTransport(s)
+	return h1.New(h1.Options{
+		Dial:                  std.DialContext,
+		Proxy:                 std.Proxy,
+		Fallback:              std,
+		MaxIdlePerHost:        s.MaxIdleConnsPerHost,
+		IdleTimeout:           idleConnTimeout,
+		ResponseHeaderTimeout: s.ResponseHeaderTimeout,
+	})
+}
+
+// newStdTransport clones http.DefaultTransport (keeping its proxy-from-
+// environment and HTTP/2 support) and tunes it from s.
+func newStdTransport(s Settings) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	dialer := &net.Dialer{Timeout: s.ConnectTimeout, KeepAlive: tcpKeepAlive}
 	t.DialContext = dialer.DialContext

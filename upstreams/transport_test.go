@@ -97,7 +97,7 @@ func TestErrorTextCarriesNoCredential(t *testing.T) {
 func TestNewTransportTuning(t *testing.T) {
 	t.Parallel()
 	s := Settings{MaxIdleConnsPerHost: 8, ConnectTimeout: 3 * time.Second, ResponseHeaderTimeout: 7 * time.Second}.WithDefaults()
-	tr := newTransport(s)
+	tr := newStdTransport(s)
 	defer tr.CloseIdleConnections()
 	assert.Equal(t, 8, tr.MaxIdleConnsPerHost)
 	assert.Equal(t, minIdleConns, tr.MaxIdleConns)

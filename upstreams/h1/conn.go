@@ -1,0 +1,188 @@
+package h1
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+// maxInformational bounds the 1xx answers read before the final one.
+const maxInformational = 8
+
+// interrupted is a deadline in the past: setting it wakes a blocked read or
+// write at once.
+var interrupted = time.Unix(1, 0)
+
+// conn is one connection, used by one exchange at a time.
+type conn struct {
+	nc        net.Conn
+	br        *bufio.Reader
+	bw        *bufio.Writer
+	addr      string
+	pool      *pool
+	idleSince time.Time
+}
+
+func newConn(nc net.Conn, addr string, p *pool) *conn {
+	return &conn{nc: nc, br: bufio.NewReaderSize(nc, bufferSize), bw: bufio.NewWriter(nc), addr: addr, pool: p}
+}
+
+func (c *conn) close() { _ = c.nc.Close() }
+
+// interrupt makes the blocked read or write of the exchange fail; it runs
+// when the request's context ends.
+func (c *conn) interrupt() { _ = c.nc.SetDeadline(interrupted) }
+
+// roundTrip writes req and reads the answer's headers. stale reports a
+// failure that left the request unanswered and may be sent again: the
+// connection broke before a byte came back.
+func (c *conn) roundTrip(req *http.Request, headerTimeout time.Duration) (resp *http.Response, stale bool, err error) {
+	ctx := req.Context()
+	stop := context.AfterFunc(ctx, c.interrupt)
+	deadline, _ := ctx.Deadline()
+	readBy := deadline
+	if headerTimeout > 0 {
+		if h := time.Now().Add(headerTimeout); readBy.IsZero() || h.Before(readBy) {
+			readBy = h
+		}
+	}
+	_ = c.nc.SetWriteDeadline(deadline)
+	_ = c.nc.SetReadDeadline(readBy)
+
+	werr := req.Write(c.bw)
+	if werr == nil {
+		werr = c.bw.Flush()
+	}
+	resp, rerr := c.readAnswer(req)
+	switch {
+	case werr != nil && rerr == nil:
+		// The server answered before taking the whole request (a 413,
+		// say): its answer counts, the connection does not.
+		resp.Close = true
+	case werr != nil || rerr != nil:
+		stop()
+		c.close()
+		err = errors.Join(werr, rerr)
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+		return nil, replayable(req) && errors.Is(rerr, errNothingRead), err
+	}
+	_ = c.nc.SetReadDeadline(deadline)
+	b := &body{rc: resp.Body, c: c, stop: stop, reuse: !resp.Close && !req.Close}
+	if resp.Body == http.NoBody {
+		b.release(true)
+		return resp, false, nil
+	}
+	resp.Body = b
+	return resp, false, nil
+}
+
+// errNothingRead marks a connection that closed before its answer began.
+var errNothingRead = errors.New("h1: connection closed before the answer")
+
+// readAnswer reads the final answer to req, skipping 1xx informational ones.
+func (c *conn) readAnswer(req *http.Request) (*http.Response, error) {
+	if _, err := c.br.Peek(1); err != nil {
+		if isDeadline(err) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", errNothingRead, err)
+	}
+	for range maxInformational {
+		resp, err := http.ReadResponse(c.br, req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode >= 200 {
+			return resp, nil
+		}
+		if resp.StatusCode == http.StatusSwitchingProtocols {
+			return nil, errors.New("h1: unexpected 101 Switching Protocols")
+		}
+	}
+	return nil, fmt.Errorf("h1: more than %d informational answers", maxInformational)
+}
+
+// body puts its connection back in the pool when it is read to its end.
+// Closing it earlier closes the connection, as net/http does: draining an
+// unknown remainder could take as long as the backend likes.
+type body struct {
+	rc     io.ReadCloser
+	c      *conn
+	stop   func() bool
+	reuse  bool
+	done   atomic.Bool
+	closed atomic.Bool
+}
+
+// errBodyClosed is what Read returns after Close, as net/http's body does.
+var errBodyClosed = errors.New("http: read on closed response body")
+
+func (b *body) Read(p []byte) (int, error) {
+	if b.closed.Load() {
+		return 0, errBodyClosed
+	}
+	if b.done.Load() {
+		return 0, io.EOF
+	}
+	n, err := b.rc.Read(p)
+	switch {
+	case err == nil:
+	case errors.Is(err, io.EOF):
+		b.release(true)
+	default:
+		b.release(false)
+	}
+	return n, err
+}
+
+func (b *body) Close() error {
+	b.closed.Store(true)
+	b.release(false)
+	return nil
+}
+
+// release ends the exchange once: a body read to its end on a connection
+// that stays open goes back to the pool; anything else closes it.
+func (b *body) release(eof bool) {
+	if !b.done.CompareAndSwap(false, true) {
+		return
+	}
+	// stop is false when the context ended first: its deadline is set on
+	// the connection, which is no longer fit for reuse.
+	if !b.stop() || !eof || !b.reuse || b.c.br.Buffered() > 0 {
+		b.c.close()
+		_ = b.rc.Close()
+		return
+	}
+	_ = b.rc.Close()
+	b.c.pool.put(b.c)
+}
+
+// replayable reports whether req may be sent again after a connection
+// broke under it: an idempotent method, or an idempotency key, with a body
+// that can be produced again.
+func replayable(req *http.Request) bool {
+	if hasBody(req) && req.GetBody == nil {
+		return false
+	}
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	_, key := req.Header["Idempotency-Key"]
+	_, xkey := req.Header["X-Idempotency-Key"]
+	return key || xkey
+}
+
+func isDeadline(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
