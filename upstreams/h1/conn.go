@@ -68,14 +68,13 @@ func (c *conn) roundTrip(req *http.Request, headerTimeout time.Duration) (resp *
 	case werr != nil || rerr != nil:
 		stop()
 		c.close()
-		err = errors.Join(werr, rerr)
-		if ctx.Err() != nil {
-			return nil, false, ctx.Err()
+		if err = contextError(ctx, deadline, errors.Join(werr, rerr)); err != ctx.Err() {
+			stale = replayable(req) && errors.Is(rerr, errNothingRead)
 		}
-		return nil, replayable(req) && errors.Is(rerr, errNothingRead), err
+		return nil, stale, err
 	}
 	_ = c.nc.SetReadDeadline(deadline)
-	b := &body{rc: resp.Body, c: c, stop: stop, reuse: !resp.Close && !req.Close}
+	b := &body{rc: resp.Body, c: c, ctx: ctx, deadline: deadline, stop: stop, reuse: !resp.Close && !req.Close}
 	if resp.Body == http.NoBody {
 		b.release(true)
 		return resp, false, nil
@@ -114,12 +113,14 @@ func (c *conn) readAnswer(req *http.Request) (*http.Response, error) {
 // Closing it earlier closes the connection, as net/http does: draining an
 // unknown remainder could take as long as the backend likes.
 type body struct {
-	rc     io.ReadCloser
-	c      *conn
-	stop   func() bool
-	reuse  bool
-	done   atomic.Bool
-	closed atomic.Bool
+	rc       io.ReadCloser
+	c        *conn
+	ctx      context.Context
+	deadline time.Time
+	stop     func() bool
+	reuse    bool
+	done     atomic.Bool
+	closed   atomic.Bool
 }
 
 // errBodyClosed is what Read returns after Close, as net/http's body does.
@@ -139,6 +140,7 @@ func (b *body) Read(p []byte) (int, error) {
 		b.release(true)
 	default:
 		b.release(false)
+		err = contextError(b.ctx, b.deadline, err)
 	}
 	return n, err
 }
@@ -180,6 +182,18 @@ func replayable(req *http.Request) bool {
 	_, key := req.Header["Idempotency-Key"]
 	_, xkey := req.Header["X-Idempotency-Key"]
 	return key || xkey
+}
+
+// contextError is ctx's error when the exchange failed because ctx ended:
+// the connection's deadline can fire a moment before ctx's own timer.
+func contextError(ctx context.Context, deadline time.Time, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if isDeadline(err) && !deadline.IsZero() && !time.Now().Before(deadline) {
+		return fmt.Errorf("%w: %w", context.DeadlineExceeded, err)
+	}
+	return err
 }
 
 func isDeadline(err error) bool {
