@@ -92,6 +92,10 @@ type Result struct {
 	Status int
 	// JSON is the result; nil means the empty-string result "".
 	JSON []byte
+	// Owner, when not nil, owns JSON's memory (a pooled upstream answer):
+	// the writer releases it once the answer is written or refused, and
+	// nothing may use JSON after that.
+	Owner interface{ Release() }
 	// Exposed marks JSON that is already in exposed names or has a fixed
 	// shape (settings, listings, {"id"} of a create): neither the key map nor
 	// the field selection is applied; nulls are still handled.

@@ -68,6 +68,9 @@ func (w *Writer) Serve(h Handler) http.Handler {
 // envelope; a result that cannot be serialised is answered as
 // SERIALIZATION_FAILED before anything is sent.
 func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res Result) {
+	if res.Owner != nil {
+		defer res.Owner.Release()
+	}
 	if res.Raw {
 		w.raw(rw, c, res)
 		return

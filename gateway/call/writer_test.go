@@ -47,7 +47,10 @@ func TestSuccessAndItsFailures(t *testing.T) {
 			w := NewWriter(WriterConfig{Catalog: envelope.NewCatalog(), MaxOutput: tt.maxOutput})
 			rec := httptest.NewRecorder()
 			c := &Call{Start: time.Now(), Options: opts}
+			owner := &scribbler{json: tt.res.JSON}
+			tt.res.Owner = owner
 			w.Success(rec, httptest.NewRequest("GET", "/v1/x", nil), c, tt.res)
+			assert.Equal(t, 1, owner.released, "the result's owner is released once, after the answer is written")
 			require.Equal(t, tt.status, rec.Code, rec.Body.String())
 			assert.Equal(t, tt.status, c.Status)
 			assert.Equal(t, tt.id, c.CodeID)
@@ -58,6 +61,21 @@ func TestSuccessAndItsFailures(t *testing.T) {
 				assert.Equal(t, "true", string(env["mapKeysFlag"]))
 			}
 		})
+	}
+}
+
+// scribbler owns a result's bytes and overwrites them when released, as a
+// reused pooled buffer would be: an answer written after the release would
+// show it.
+type scribbler struct {
+	json     []byte
+	released int
+}
+
+func (s *scribbler) Release() {
+	s.released++
+	for i := range s.json {
+		s.json[i] = '#'
 	}
 }
 

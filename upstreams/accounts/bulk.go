@@ -16,11 +16,12 @@ const deletePage = 200
 func (c *Client) DeleteAll(ctx context.Context) (deleted int, err error) {
 	done := make(map[string]bool)
 	for {
-		body, err := c.List(ctx, &Page{Limit: deletePage, Offset: 0})
+		list, err := c.List(ctx, &Page{Limit: deletePage, Offset: 0})
 		if err != nil {
 			return deleted, err
 		}
-		ids, err := recordIDs(body)
+		ids, err := recordIDs(list.JSON)
+		list.Release()
 		if err != nil {
 			return deleted, err
 		}

@@ -27,11 +27,11 @@ const Name = "accounts"
 // is KindInvalid rather than an unbounded allocation.
 const maxBody = 32 << 20
 
-// Client calls one account controller. It holds no state besides its base
-// URL and Doer, so it is safe for concurrent use.
+// Client calls one account controller. Safe for concurrent use.
 type Client struct {
-	base string
-	doer upstreams.Doer
+	base    string
+	doer    upstreams.Doer
+	answers upstreams.Answers
 }
 
 // New returns a client of the account controller at baseURL, the service
@@ -49,12 +49,13 @@ type Page struct {
 	Offset int
 }
 
-// List returns the JSON array of accounts. With a page, it asks the backend
+// List returns the JSON array of accounts in the answer's JSON, valid until
+// the caller releases the answer. With a page, it asks the backend
 // for ?limit=&offset=; the original service ignores those parameters and
 // answers the whole list, so when more than Limit records come back the
 // client applies Offset and Limit itself. A backend that honours limit but
 // not offset cannot be told apart from one that pages and is not supported.
-func (c *Client) List(ctx context.Context, page *Page) ([]byte, error) {
+func (c *Client) List(ctx context.Context, page *Page) (*upstreams.Answer, error) {
 	u := c.base
 	if page != nil {
 		if page.Limit < 0 || page.Offset < 0 {
@@ -65,52 +66,61 @@ func (c *Client) List(ctx context.Context, page *Page) ([]byte, error) {
 			"offset": {strconv.Itoa(page.Offset)},
 		}.Encode()
 	}
-	body, err := c.call(ctx, http.MethodGet, u, nil)
+	ans, err := c.call(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
 	}
 	if page == nil {
-		if !isJSONArray(body) {
+		if !isJSONArray(ans.JSON) {
+			ans.Release()
 			return nil, invalid("list is not a JSON array", nil)
 		}
-		return body, nil
+		return ans, nil
 	}
-	out, err := window(body, page.Offset, page.Limit)
+	out, err := window(ans.JSON, page.Offset, page.Limit)
 	if err != nil {
+		ans.Release()
 		return nil, invalid("list is not a JSON array", err)
 	}
-	return out, nil
+	ans.JSON = out
+	return ans, nil
 }
 
-// Get returns one account as a JSON object. The contract answers an array
+// Get returns one account as a JSON object in the answer's JSON, valid
+// until the caller releases the answer. The contract answers an array
 // holding the account; a bare object is accepted too, an empty array is a
 // 404 KindRejected error, and of a longer array the first record is taken.
-func (c *Client) Get(ctx context.Context, id string) ([]byte, error) {
+func (c *Client) Get(ctx context.Context, id string) (*upstreams.Answer, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	body, err := c.call(ctx, http.MethodGet, c.base+url.PathEscape(id), nil)
+	ans, err := c.call(ctx, http.MethodGet, c.base+url.PathEscape(id), nil)
 	if err != nil {
 		return nil, err
 	}
-	rec, found, err := firstObject(body)
-	if err != nil {
+	rec, found, err := firstObject(ans.JSON)
+	switch {
+	case err != nil:
+		ans.Release()
 		return nil, invalid("account is not a JSON object or array", err)
-	}
-	if !found {
+	case !found:
+		ans.Release()
 		return nil, upstreams.NewStatusError(Name, http.StatusNotFound, "", "account "+id+" not found")
 	}
-	return rec, nil
+	ans.JSON = rec
+	return ans, nil
 }
 
 // Create posts body, a JSON account in backend field names, and returns the
 // new account's id. Both the sandbox's {"id": "..."} and the original
 // service's non-JSON {id:001...} answers are understood.
 func (c *Client) Create(ctx context.Context, body []byte) (string, error) {
-	reply, err := c.call(ctx, http.MethodPost, c.base, body)
+	ans, err := c.call(ctx, http.MethodPost, c.base, body)
 	if err != nil {
 		return "", err
 	}
+	defer ans.Release()
+	reply := ans.JSON
 	id, ok := replyField(reply, "id")
 	if !ok || id == "" {
 		return "", invalid("create answer has no id: "+upstreams.TrimMessage(string(reply)), nil)
@@ -125,11 +135,12 @@ func (c *Client) Update(ctx context.Context, id string, fields []byte) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
-	reply, err := c.call(ctx, http.MethodPost, c.base+url.PathEscape(id), fields)
+	ans, err := c.call(ctx, http.MethodPost, c.base+url.PathEscape(id), fields)
 	if err != nil {
 		return err
 	}
-	return checkStatus(reply, "update")
+	defer ans.Release()
+	return checkStatus(ans.JSON, "update")
 }
 
 // Delete deletes the account. A {status: failure} answer is a 400
@@ -138,16 +149,18 @@ func (c *Client) Delete(ctx context.Context, id string) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
-	reply, err := c.call(ctx, http.MethodDelete, c.base+url.PathEscape(id), nil)
+	ans, err := c.call(ctx, http.MethodDelete, c.base+url.PathEscape(id), nil)
 	if err != nil {
 		return err
 	}
-	return checkStatus(reply, "delete")
+	defer ans.Release()
+	return checkStatus(ans.JSON, "delete")
 }
 
-// call sends one request and returns the body of a 2xx answer; any other
-// status becomes a status error carrying the backend's message.
-func (c *Client) call(ctx context.Context, method, u string, body []byte) ([]byte, error) {
+// call sends one request and returns the body of a 2xx answer, read into a
+// pooled buffer; any other status becomes a status error carrying the
+// backend's message.
+func (c *Client) call(ctx context.Context, method, u string, body []byte) (*upstreams.Answer, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -168,28 +181,15 @@ func (c *Client) call(ctx context.Context, method, u string, body []byte) ([]byt
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, upstreams.ReadStatusError(Name, resp)
 	}
-	data, err := readAnswer(resp)
+	ans, err := c.answers.Read(resp, maxBody)
 	if err != nil {
 		return nil, upstreams.TransportError(ctx, Name, err)
 	}
-	if len(data) > maxBody {
+	if len(ans.JSON) > maxBody {
+		ans.Release()
 		return nil, invalid(fmt.Sprintf("answer larger than %d bytes", maxBody), nil)
 	}
-	return data, nil
-}
-
-// readAnswer reads at most maxBody+1 bytes of the answer. When the backend
-// sent its length the buffer is allocated once at that size, instead of
-// growing by doubling and copying as io.ReadAll does.
-func readAnswer(resp *http.Response) ([]byte, error) {
-	n := resp.ContentLength
-	if n <= 0 || n > maxBody {
-		return io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	}
-	// MinRead spare bytes let the read that finds EOF happen without growing.
-	buf := bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
-	_, err := buf.ReadFrom(io.LimitReader(resp.Body, maxBody+1))
-	return buf.Bytes(), err
+	return ans, nil
 }
 
 func rejected(msg string) error {

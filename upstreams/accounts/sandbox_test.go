@@ -29,13 +29,13 @@ func TestAgainstSandbox(t *testing.T) {
 
 	all, err := c.List(ctx, nil)
 	require.NoError(t, err)
-	ids, err := recordIDs(all)
+	ids, err := recordIDs(all.JSON)
 	require.NoError(t, err)
 	require.Len(t, ids, 36)
 
 	page, err := c.List(ctx, &Page{Limit: 5, Offset: 3})
 	require.NoError(t, err)
-	pageIDs, err := recordIDs(page)
+	pageIDs, err := recordIDs(page.JSON)
 	require.NoError(t, err)
 	assert.Equal(t, ids[3:8], pageIDs, "the sandbox pages in SQL")
 
@@ -45,14 +45,14 @@ func TestAgainstSandbox(t *testing.T) {
 
 	rec, err := c.Get(ctx, id)
 	require.NoError(t, err)
-	assert.JSONEq(t, `"Adapter Test Co"`, field(t, rec, "Name"))
-	assert.JSONEq(t, `12`, field(t, rec, "NumberOfEmployees"))
+	assert.JSONEq(t, `"Adapter Test Co"`, field(t, rec.JSON, "Name"))
+	assert.JSONEq(t, `12`, field(t, rec.JSON, "NumberOfEmployees"))
 
 	require.NoError(t, c.Update(ctx, id, []byte(`{"BillingCity":"Porto"}`)))
 	rec, err = c.Get(ctx, id[:15])
 	require.NoError(t, err)
-	assert.JSONEq(t, `"Porto"`, field(t, rec, "BillingCity"))
-	assert.JSONEq(t, `"Adapter Test Co"`, field(t, rec, "Name"), "partial update keeps the other fields")
+	assert.JSONEq(t, `"Porto"`, field(t, rec.JSON, "BillingCity"))
+	assert.JSONEq(t, `"Adapter Test Co"`, field(t, rec.JSON, "Name"), "partial update keeps the other fields")
 
 	require.NoError(t, c.Delete(ctx, id))
 	_, err = c.Get(ctx, id)
@@ -67,7 +67,7 @@ func TestAgainstSandbox(t *testing.T) {
 	assert.Equal(t, 36, deleted)
 	all, err = c.List(ctx, nil)
 	require.NoError(t, err)
-	assert.JSONEq(t, `[]`, string(all))
+	assert.JSONEq(t, `[]`, string(all.JSON))
 }
 
 func field(t *testing.T, rec []byte, name string) string {

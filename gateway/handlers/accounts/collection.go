@@ -106,7 +106,7 @@ func (h *collection) list(r *http.Request, _ *call.Call) (call.Result, error) {
 	if err != nil {
 		return call.Result{}, call.Upstream(err, envelope.SObjectOperationFailed)
 	}
-	return call.Result{JSON: body}, nil
+	return call.Result{JSON: body.JSON, Owner: body}, nil
 }
 
 func (h *collection) create(r *http.Request, c *call.Call) (call.Result, error) {

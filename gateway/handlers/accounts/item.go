@@ -69,7 +69,7 @@ func (h *item) get(r *http.Request, _ *call.Call) (call.Result, error) {
 	if err != nil {
 		return call.Result{}, call.Upstream(err, envelope.SObjectOperationFailed)
 	}
-	return call.Result{JSON: rec}, nil
+	return call.Result{JSON: rec.JSON, Owner: rec}, nil
 }
 
 // update sends only the fields of the body; the result is "" because the
