@@ -7,6 +7,7 @@ import "slices"
 type FieldSet struct {
 	names map[string]struct{}
 	list  []string
+	index nameIndex
 }
 
 // NewFieldSet returns the set of names. Repeats are kept once.
@@ -19,6 +20,7 @@ func NewFieldSet(names ...string) *FieldSet {
 		s.names[n] = struct{}{}
 		s.list = append(s.list, n)
 	}
+	s.index = newNameIndex(s.list)
 	return s
 }
 
@@ -40,6 +42,5 @@ func (s *FieldSet) Names() []string {
 }
 
 func (s *FieldSet) hasKey(key []byte) bool {
-	_, ok := s.names[string(key)]
-	return ok
+	return s.index.find(key) >= 0
 }

@@ -55,6 +55,10 @@ type KeyMap struct {
 	fwd   map[string]target
 	order []string
 	rev   *KeyMap
+	// index finds a key in order without hashing all of it; targets are
+	// the targets of order, position for position. Rewrite uses them.
+	index   nameIndex
+	targets []target
 }
 
 // NewKeyMap builds a KeyMap from internal->exposed pairs. Its Fields are
@@ -131,6 +135,13 @@ func build(order []string, pairs map[string]string) (*KeyMap, error) {
 		rev.fwd[exposed] = newTarget(internal)
 		rev.order = append(rev.order, exposed)
 	}
+	for _, m := range []*KeyMap{km, rev} {
+		m.index = newNameIndex(m.order)
+		m.targets = make([]target, len(m.order))
+		for i, name := range m.order {
+			m.targets[i] = m.fwd[name]
+		}
+	}
 	return km, nil
 }
 
@@ -194,11 +205,15 @@ func (m *KeyMap) Fields() []string {
 // known reports whether key is a name of m on either side, the test
 // Options.RejectUnknown applies.
 func (m *KeyMap) known(key []byte) bool {
-	if _, ok := m.fwd[string(key)]; ok {
-		return true
+	return m.index.find(key) >= 0 || m.rev.index.find(key) >= 0
+}
+
+// lookup returns the target of key.
+func (m *KeyMap) lookup(key []byte) (target, bool) {
+	if i := m.index.find(key); i >= 0 {
+		return m.targets[i], true
 	}
-	_, ok := m.rev.fwd[string(key)]
-	return ok
+	return target{}, false
 }
 
 func validName(s string) bool {

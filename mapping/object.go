@@ -1,12 +1,17 @@
 package mapping
 
+import "encoding/binary"
+
 // object writes the object at r.pos. depth counts it; lv says whether it
-// is a record (top-level object or element of a top-level array).
+// is a record (top-level object or element of a top-level array); ks, when
+// not nil, are the keys remembered from the previous record.
 //
-// This is the gateway's hottest loop: compact input, keys that repeat from
-// record to record and string values take paths without calls where the
-// general ones (colon, value, next) would do the same work.
-func (r *rewriter) object(depth int, lv level) error {
+// This is the gateway's hottest loop. It keeps the input position and the
+// output in locals (written back to r around every call that uses them),
+// and compact input, keys repeated from the last record, and string and
+// number values take paths without calls where the general ones (colon,
+// value, next) would do the same work.
+func (r *rewriter) object(depth int, lv level, ks *keySlots) error {
 	if depth > r.maxDepth {
 		return ErrTooDeep
 	}
@@ -15,10 +20,10 @@ func (r *rewriter) object(depth int, lv level) error {
 	// carry the Select and RejectUnknown decisions, and the nested objects
 	// of a record (its attributes) repeat just as the records do.
 	var slots []keySlot
-	if r.predict {
-		slots = r.nested[:]
+	if ks != nil {
+		slots = ks.nested[:]
 		if record {
-			slots = r.slots[:]
+			slots = ks.record[:]
 		}
 	}
 	r.dst = append(r.dst, '{')
@@ -26,80 +31,156 @@ func (r *rewriter) object(depth int, lv level) error {
 		r.dst = append(r.dst, '}')
 		return r.checkSize()
 	}
+	src, pos, dst := r.src, r.pos, r.dst
 	first := true
 	for i := 0; ; i++ {
-		keyStart := r.pos
-		k, hit := keyInfo{}, false
+		keyStart := pos
+		var k keyInfo
+		hit := false
 		if i < len(slots) {
-			k, hit = r.predictKey(&slots[i])
+			// keySlot.match, written out: inlined, it saves a call per
+			// member.
+			s := &slots[i]
+			n := s.end - s.start
+			if n > maxWordKey || len(src)-pos < maxWordKey {
+				n = s.matchBytes(src, pos)
+			} else if (binary.LittleEndian.Uint64(src[pos:])^s.head)&s.mask != 0 ||
+				n > 8 && binary.LittleEndian.Uint64(src[pos+n-8:]) != s.tail ||
+				n > 16 && binary.LittleEndian.Uint64(src[pos+8:]) != s.mid {
+				n = 0
+			}
+			if n > 0 {
+				k, hit = s.info, true
+				pos += n
+			}
 		}
 		escaped := false
 		if !hit {
+			r.pos = pos
 			var err error
 			if escaped, err = r.scanKey(); err != nil {
 				return err
 			}
+			pos = r.pos
 		}
-		keyEnd := r.pos
-		if keyEnd < len(r.src) && r.src[keyEnd] == ':' {
-			r.pos++
-			r.skipSpace()
-		} else if err := r.colon(); err != nil {
-			return err
+		keyEnd := pos
+		if pos < len(src) && src[pos] == ':' {
+			pos++
+			if pos < len(src) && src[pos] <= ' ' {
+				r.pos = pos
+				r.skipSpace()
+				pos = r.pos
+			}
+		} else {
+			r.pos = pos
+			if err := r.colon(); err != nil {
+				return err
+			}
+			pos = r.pos
 		}
 		if !hit {
 			var err error
-			if k, err = r.decide(r.src[keyStart+1:keyEnd-1], escaped, record); err != nil {
+			if k, err = r.decide(src[keyStart+1:keyEnd-1], escaped, record); err != nil {
 				return err
 			}
 			if i < len(slots) && !escaped {
-				slots[i] = keySlot{start: keyStart, end: keyEnd, info: k}
+				slots[i].remember(src, keyStart, keyEnd, k)
 			}
 		}
 
-		if k.skip || r.dropNulls && r.pos < len(r.src) && r.src[r.pos] == 'n' {
+		if k.skip || r.dropNulls && pos < len(src) && src[pos] == 'n' {
+			r.pos = pos
 			if err := r.skipValue(depth); err != nil {
 				return err
 			}
+			pos = r.pos
 		} else {
 			if k.member != "" {
 				m := k.member
 				if first {
 					m = m[1:]
 				}
-				r.dst = append(r.dst, m...)
+				dst = append(dst, m...)
 			} else {
 				if !first {
-					r.dst = append(r.dst, ',')
+					dst = append(dst, ',')
 				}
-				r.dst = append(r.dst, r.src[keyStart:keyEnd]...)
-				r.dst = append(r.dst, ':')
+				dst = append(dst, src[keyStart:keyEnd]...)
+				dst = append(dst, ':')
 			}
 			first = false
-			if start := r.pos; start < len(r.src) && r.src[start] == '"' {
-				if _, err := r.scanString(); err != nil {
+			end := -1
+			if pos < len(src) {
+				switch c := src[pos]; {
+				case c == '"':
+					if end = skipPlain(src, pos+1); end < len(src) && src[end] == '"' {
+						end++
+					} else {
+						r.pos = pos
+						if _, err := r.scanStringRest(end, false); err != nil {
+							return err
+						}
+						end = r.pos
+					}
+				case c == '-' || c-'0' < 10:
+					r.pos = pos
+					if err := r.scanNumber(); err != nil {
+						return err
+					}
+					end = r.pos
+				}
+			}
+			if end >= 0 {
+				// As in copyToken: checked before copying.
+				if r.limit >= 0 && len(dst)-r.start+(end-pos) >= r.limit {
+					return ErrTooLarge
+				}
+				dst = appendToken(dst, src, pos, end)
+				pos = end
+			} else {
+				r.pos, r.dst = pos, dst
+				if err := r.value(depth, levelNested, ks); err != nil {
 					return err
 				}
-				if err := r.copyToken(start); err != nil {
-					return err
-				}
-			} else if err := r.value(depth, levelNested); err != nil {
-				return err
+				pos, dst = r.pos, r.dst
 			}
 		}
 
-		if r.pos < len(r.src) && r.src[r.pos] == ',' {
-			r.pos++
-			r.skipSpace()
+		if pos < len(src) && src[pos] == ',' {
+			pos++
+			if pos < len(src) && src[pos] <= ' ' {
+				r.pos = pos
+				r.skipSpace()
+				pos = r.pos
+			}
 			continue
 		}
+		r.pos = pos
 		done, err := r.next('}', afterMember)
 		if err != nil {
 			return err
 		}
 		if done {
-			r.dst = append(r.dst, '}')
+			r.dst = append(dst, '}')
 			return r.checkSize()
 		}
+		pos = r.pos
 	}
+}
+
+// appendToken appends src[start:end]. Most tokens are short: with room in
+// dst and in src they are moved as two overlapping words, without the call
+// to memmove that append makes. The bytes written past the new length are
+// spare capacity, which append would overwrite as well.
+func appendToken(dst, src []byte, start, end int) []byte {
+	n, l := end-start, len(dst)
+	if n > 16 || cap(dst)-l < 16 || len(src)-start < 16 {
+		return append(dst, src[start:end]...)
+	}
+	d := dst[l : l+16]
+	binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(src[start:]))
+	if n > 8 {
+		binary.LittleEndian.PutUint64(d[n-8:], binary.LittleEndian.Uint64(src[end-8:]))
+	}
+	return dst[:l+n]
 }

@@ -1,5 +1,7 @@
 package mapping
 
+import "encoding/binary"
+
 // Arrays of records repeat the same keys in the same order. The rewriter
 // remembers, per member position, the raw key of the last record and what
 // was decided for it; when the next record has the same bytes at that
@@ -26,23 +28,80 @@ type keyInfo struct {
 	skip bool
 }
 
+// keySlots are the keys remembered for the records of one top-level
+// array: the records' own keys, and apart from them the keys of objects
+// nested in records (their attributes), which carry no Select or
+// RejectUnknown decision.
+type keySlots struct {
+	record [maxSlots]keySlot
+	nested [maxNestedSlots]keySlot
+}
+
 // keySlot is a key remembered at one member position: src[start:end] is
 // the key with its quotes. Only keys without escapes are remembered, so
 // equal bytes mean the same, valid, string token.
+//
+// Keys of up to 24 bytes are compared as words without a call: head holds
+// the first eight bytes (masked by mask when shorter), mid the next eight
+// and tail the last eight.
 type keySlot struct {
-	start, end int
-	info       keyInfo
+	start, end      int
+	head, mid, tail uint64
+	mask            uint64
+	info            keyInfo
 }
 
-// predictKey reports whether the key at r.pos is the one remembered in s,
-// and if so steps over it and returns its decision.
-func (r *rewriter) predictKey(s *keySlot) (keyInfo, bool) {
-	n := s.end - s.start
-	if n == 0 || n > len(r.src)-r.pos || string(r.src[r.pos:r.pos+n]) != string(r.src[s.start:s.end]) {
-		return keyInfo{}, false
+// maxWordKey is the longest key, quotes included, match compares as words.
+const maxWordKey = 24
+
+func (s *keySlot) remember(src []byte, start, end int, info keyInfo) {
+	n := end - start
+	s.start, s.end, s.info = start, end, info
+	s.mask, s.mid, s.tail = ^uint64(0), 0, 0
+	if n < 8 {
+		s.mask = 1<<(8*n) - 1
 	}
-	r.pos += n
-	return s.info, true
+	if len(src)-start >= 8 {
+		s.head = binary.LittleEndian.Uint64(src[start:]) & s.mask
+	} else {
+		s.head = 0
+		for j := n - 1; j >= 0; j-- {
+			s.head = s.head<<8 | uint64(src[start+j])
+		}
+	}
+	if n > 8 {
+		s.tail = binary.LittleEndian.Uint64(src[end-8:])
+	}
+	if n > 16 {
+		s.mid = binary.LittleEndian.Uint64(src[start+8:])
+	}
+}
+
+// match returns the length of the remembered key if src at pos starts
+// with it, else 0. An empty slot matches nothing.
+func (s *keySlot) match(src []byte, pos int) int {
+	n := s.end - s.start
+	if n > maxWordKey || len(src)-pos < maxWordKey {
+		return s.matchBytes(src, pos)
+	}
+	if (binary.LittleEndian.Uint64(src[pos:])^s.head)&s.mask != 0 ||
+		n > 8 && binary.LittleEndian.Uint64(src[pos+n-8:]) != s.tail ||
+		n > 16 && binary.LittleEndian.Uint64(src[pos+8:]) != s.mid {
+		return 0
+	}
+	return n
+}
+
+// matchBytes is match for long keys and the end of the input. Kept out of
+// line so that match inlines into the member loop.
+//
+//go:noinline
+func (s *keySlot) matchBytes(src []byte, pos int) int {
+	n := s.end - s.start
+	if n == 0 || n > len(src)-pos || string(src[pos:pos+n]) != string(src[s.start:s.end]) {
+		return 0
+	}
+	return n
 }
 
 // decide says what happens to a member whose key is raw (the text between

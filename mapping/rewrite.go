@@ -95,7 +95,7 @@ func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
 	r.predict = predict
 
 	r.skipSpace()
-	if err := r.value(0, levelTop); err != nil {
+	if err := r.value(0, levelTop, nil); err != nil {
 		return dst, err
 	}
 	r.skipSpace()
@@ -118,27 +118,24 @@ type rewriter struct {
 	dropNulls bool
 	reject    bool
 	predict   bool
-	// slots remember the keys of the last record, by member position, so
-	// the next record's keys are recognised by a compare (see predict.go).
-	slots  [maxSlots]keySlot
-	nested [maxNestedSlots]keySlot
 	// keyBuf holds an escaped key once decoded; field names fit, so
 	// decoding does not allocate.
 	keyBuf [128]byte
 }
 
 // value writes the value at r.pos. depth is the number of containers
-// enclosing it.
-func (r *rewriter) value(depth int, lv level) error {
+// enclosing it; ks, when not nil, are the keys remembered for the records
+// of a top-level array (see predict.go).
+func (r *rewriter) value(depth int, lv level, ks *keySlots) error {
 	if r.pos >= len(r.src) {
 		return r.syntaxError(r.pos, "unexpected end of JSON input")
 	}
 	start := r.pos
 	switch c := r.src[r.pos]; {
 	case c == '{':
-		return r.object(depth+1, lv)
+		return r.object(depth+1, lv, ks)
 	case c == '[':
-		return r.array(depth+1, lv)
+		return r.array(depth+1, lv, ks)
 	case c == '"':
 		if _, err := r.scanString(); err != nil {
 			return err
@@ -162,10 +159,27 @@ func (r *rewriter) copyToken(start int) error {
 	return nil
 }
 
-func (r *rewriter) array(depth int, lv level) error {
+func (r *rewriter) array(depth int, lv level, ks *keySlots) error {
 	if depth > r.maxDepth {
 		return ErrTooDeep
 	}
+	if lv == levelTop && r.predict {
+		return r.recordArray(depth)
+	}
+	return r.elements(depth, lv, ks)
+}
+
+// recordArray writes a top-level array, whose elements are records: the
+// only place keys repeat from one object to the next, so the only one
+// that pays for remembering them. The slots live in this frame, on the
+// stack, and are cleared once per document.
+func (r *rewriter) recordArray(depth int) error {
+	var ks keySlots
+	return r.elements(depth, levelTop, &ks)
+}
+
+// elements writes the array at r.pos, of nesting level lv.
+func (r *rewriter) elements(depth int, lv level, ks *keySlots) error {
 	elem := levelNested
 	if lv == levelTop {
 		elem = levelElement
@@ -176,7 +190,7 @@ func (r *rewriter) array(depth int, lv level) error {
 		return r.checkSize()
 	}
 	for {
-		if err := r.value(depth, elem); err != nil {
+		if err := r.value(depth, elem, ks); err != nil {
 			return err
 		}
 		done, err := r.next(']', afterElement)
@@ -195,8 +209,7 @@ func (r *rewriter) lookup(key []byte) (target, bool) {
 	if r.m == nil {
 		return target{}, false
 	}
-	t, ok := r.m.fwd[string(key)]
-	return t, ok
+	return r.m.lookup(key)
 }
 
 func (r *rewriter) checkSize() error {

@@ -27,33 +27,20 @@ func (r *rewriter) skipSpace() {
 // scanString scans the string starting at r.pos (on its opening quote) and
 // reports whether it contains escapes.
 func (r *rewriter) scanString() (escaped bool, err error) {
+	return r.scanStringRest(r.pos+1, false)
+}
+
+// scanStringRest scans a string from i, a byte after its opening quote,
+// up to its closing quote, leaving r.pos after it. escaped says whether
+// escapes were met before i.
+func (r *rewriter) scanStringRest(i int, escaped bool) (bool, error) {
 	src := r.src
-	i := r.pos + 1
-	for i < len(src) {
-		// Most bytes are plain ASCII: skip them eight at a time, stopping
-		// exactly on the first byte that needs a closer look.
-		if i+8 <= len(src) {
-			m := specialBytes(binary.LittleEndian.Uint64(src[i:]))
-			if m == 0 {
-				i += 8
-				continue
-			}
-			i += bits.TrailingZeros64(m) >> 3
+	for {
+		i = skipPlain(src, i)
+		if i >= len(src) {
+			return false, r.syntaxError(len(src), "unexpected end of JSON input in string")
 		}
-		c := src[i]
-		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			rn, size := utf8.DecodeRune(src[i:])
-			if rn == utf8.RuneError && size == 1 {
-				return false, r.syntaxError(i, "invalid UTF-8 in string")
-			}
-			i += size
-			continue
-		}
-		switch {
+		switch c := src[i]; {
 		case c == '"':
 			r.pos = i + 1
 			return escaped, nil
@@ -64,11 +51,32 @@ func (r *rewriter) scanString() (escaped bool, err error) {
 				return false, err
 			}
 			i += n
+		case c >= utf8.RuneSelf:
+			rn, size := utf8.DecodeRune(src[i:])
+			if rn == utf8.RuneError && size == 1 {
+				return false, r.syntaxError(i, "invalid UTF-8 in string")
+			}
+			i += size
 		default: // c < 0x20
 			return false, r.syntaxError(i, "invalid control character "+quoteChar(c)+" in string")
 		}
 	}
-	return false, r.syntaxError(len(src), "unexpected end of JSON input in string")
+}
+
+// skipPlain returns the index of the first byte from i on that a string
+// scan must look at: a quote, a backslash, a control character or a
+// non-ASCII byte; len(src) if there is none. Most bytes are plain ASCII,
+// so it skips them eight at a time.
+func skipPlain(src []byte, i int) int {
+	for ; i+8 <= len(src); i += 8 {
+		if m := specialBytes(binary.LittleEndian.Uint64(src[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for i < len(src) && src[i] >= 0x20 && src[i] < utf8.RuneSelf && src[i] != '"' && src[i] != '\\' {
+		i++
+	}
+	return i
 }
 
 // Byte-wise constants of specialBytes.
