@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/mapping"
 )
 
@@ -52,9 +53,6 @@ type Entry struct {
 	Duplicate bool
 }
 
-// timeLayout is ISO 8601 in UTC with milliseconds, as the envelope's timeStamp.
-const timeLayout = "2006-01-02T15:04:05.000Z"
-
 // AppendLine appends the seed's text line for e, with body in place of
 // e.Body (the shipper passes the redacted, truncated body), and no trailing
 // newline:
@@ -66,7 +64,7 @@ const timeLayout = "2006-01-02T15:04:05.000Z"
 // insignificant whitespace, so the body stays valid JSON. Invalid UTF-8 is
 // replaced by U+FFFD, so the line is always valid UTF-8.
 func AppendLine(dst []byte, e *Entry, body []byte) []byte {
-	dst = e.Time.UTC().AppendFormat(dst, timeLayout)
+	dst = envelope.AppendTimestamp(dst, e.Time)
 	dst = append(dst, " Rest Log : "...)
 	dst = appendOneLine(dst, e.Text)
 	dst = append(dst, " UserId: "...)
@@ -89,7 +87,7 @@ func AppendLine(dst []byte, e *Entry, body []byte) []byte {
 // valid JSON.
 func AppendJSON(dst []byte, e *Entry, body []byte) []byte {
 	dst = append(dst, `{"time":"`...)
-	dst = e.Time.UTC().AppendFormat(dst, timeLayout)
+	dst = envelope.AppendTimestamp(dst, e.Time)
 	dst = append(dst, `","text":`...)
 	dst = mapping.AppendString(dst, e.Text)
 	dst = append(dst, `,"userId":`...)

@@ -69,7 +69,7 @@ func AppendError(dst []byte, r Rendered, exposeSystem bool, m Meta) []byte {
 // closing brace.
 func AppendMeta(dst []byte, m Meta) []byte {
 	dst = append(dst, `,"timeStamp":"`...)
-	dst = m.Time.UTC().AppendFormat(dst, TimeLayout)
+	dst = AppendTimestamp(dst, m.Time)
 	dst = append(dst, `","totalTime":`...)
 	dst = AppendMillis(dst, m.TotalMillis)
 	dst = append(dst, `,"userId":`...)
