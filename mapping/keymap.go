@@ -36,12 +36,15 @@ func (e *CollisionError) Error() string {
 // JSON string, colon), so it appends it without escaping work per key.
 type target struct {
 	name   string
-	member string
+	member []byte
 }
 
+// newTarget encodes name. The member bytes are followed by moveSlack bytes
+// of spare capacity: Rewrite copies them in blocks.
 func newTarget(name string) target {
 	m := append([]byte{','}, AppendString(nil, name)...)
-	return target{name: name, member: string(append(m, ':'))}
+	m = append(m, ':')
+	return target{name: name, member: append(make([]byte, 0, len(m)+moveSlack), m...)}
 }
 
 // KeyMap is a reversible map from internal field names to exposed names.

@@ -1,7 +1,5 @@
 package mapping
 
-import "encoding/binary"
-
 // object writes the object at r.pos. depth counts it; lv says whether it
 // is a record (top-level object or element of a top-level array); ks, when
 // not nil, are the keys remembered from the previous record.
@@ -33,7 +31,22 @@ func (r *rewriter) object(depth int, lv level, ks *keySlots) error {
 	}
 	src, pos, dst := r.src, r.pos, r.dst
 	first := true
+	stop := r.outputStop()
 	for i := 0; ; i++ {
+		if !first && i < len(slots) {
+			var closed bool
+			if i, pos, dst, closed = fastMembers(src, pos, dst, slots, i, r.dropNulls, stop); closed {
+				r.pos = pos + 1
+				r.dst = append(dst, '}')
+				return r.checkSize()
+			}
+			// It stops after a comma without looking past it.
+			if pos < len(src) && src[pos] <= ' ' {
+				r.pos = pos
+				r.skipSpace()
+				pos = r.pos
+			}
+		}
 		keyStart := pos
 		var k keyInfo
 		hit := false
@@ -44,9 +57,9 @@ func (r *rewriter) object(depth int, lv level, ks *keySlots) error {
 			n := s.end - s.start
 			if n > maxWordKey || len(src)-pos < maxWordKey {
 				n = s.matchBytes(src, pos)
-			} else if (binary.LittleEndian.Uint64(src[pos:])^s.head)&s.mask != 0 ||
-				n > 8 && binary.LittleEndian.Uint64(src[pos+n-8:]) != s.tail ||
-				n > 16 && binary.LittleEndian.Uint64(src[pos+8:]) != s.mid {
+			} else if (load64(src, pos)^s.head)&s.mask != 0 ||
+				n > 8 && load64(src, pos+n-8) != s.tail ||
+				n > 16 && load64(src, pos+8) != s.mid {
 				n = 0
 			}
 			if n > 0 {
@@ -95,7 +108,7 @@ func (r *rewriter) object(depth int, lv level, ks *keySlots) error {
 			}
 			pos = r.pos
 		} else {
-			if k.member != "" {
+			if k.member != nil {
 				m := k.member
 				if first {
 					m = m[1:]
@@ -135,7 +148,7 @@ func (r *rewriter) object(depth int, lv level, ks *keySlots) error {
 				if r.limit >= 0 && len(dst)-r.start+(end-pos) >= r.limit {
 					return ErrTooLarge
 				}
-				dst = appendToken(dst, src, pos, end)
+				dst = append(dst, src[pos:end]...)
 				pos = end
 			} else {
 				r.pos, r.dst = pos, dst
@@ -166,21 +179,4 @@ func (r *rewriter) object(depth int, lv level, ks *keySlots) error {
 		}
 		pos = r.pos
 	}
-}
-
-// appendToken appends src[start:end]. Most tokens are short: with room in
-// dst and in src they are moved as two overlapping words, without the call
-// to memmove that append makes. The bytes written past the new length are
-// spare capacity, which append would overwrite as well.
-func appendToken(dst, src []byte, start, end int) []byte {
-	n, l := end-start, len(dst)
-	if n > 16 || cap(dst)-l < 16 || len(src)-start < 16 {
-		return append(dst, src[start:end]...)
-	}
-	d := dst[l : l+16]
-	binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(src[start:]))
-	if n > 8 {
-		binary.LittleEndian.PutUint64(d[n-8:], binary.LittleEndian.Uint64(src[end-8:]))
-	}
-	return dst[:l+n]
 }

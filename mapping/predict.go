@@ -1,7 +1,5 @@
 package mapping
 
-import "encoding/binary"
-
 // Arrays of records repeat the same keys in the same order. The rewriter
 // remembers, per member position, the raw key of the last record and what
 // was decided for it; when the next record has the same bytes at that
@@ -21,9 +19,9 @@ const maxNestedSlots = 8
 // the key at the same level.
 type keyInfo struct {
 	// member is the mapped name as written after a previous member:
-	// comma, JSON string, colon. "" when the key is unmapped and copied
-	// as it is in the input.
-	member string
+	// comma, JSON string, colon. Nil when the key is unmapped and copied
+	// as it is in the input. Shared with the KeyMap: never written.
+	member []byte
 	// skip is set when Select leaves the member out.
 	skip bool
 }
@@ -62,7 +60,7 @@ func (s *keySlot) remember(src []byte, start, end int, info keyInfo) {
 		s.mask = 1<<(8*n) - 1
 	}
 	if len(src)-start >= 8 {
-		s.head = binary.LittleEndian.Uint64(src[start:]) & s.mask
+		s.head = load64(src, start) & s.mask
 	} else {
 		s.head = 0
 		for j := n - 1; j >= 0; j-- {
@@ -70,10 +68,10 @@ func (s *keySlot) remember(src []byte, start, end int, info keyInfo) {
 		}
 	}
 	if n > 8 {
-		s.tail = binary.LittleEndian.Uint64(src[end-8:])
+		s.tail = load64(src, end-8)
 	}
 	if n > 16 {
-		s.mid = binary.LittleEndian.Uint64(src[start+8:])
+		s.mid = load64(src, start+8)
 	}
 }
 
@@ -84,9 +82,9 @@ func (s *keySlot) match(src []byte, pos int) int {
 	if n > maxWordKey || len(src)-pos < maxWordKey {
 		return s.matchBytes(src, pos)
 	}
-	if (binary.LittleEndian.Uint64(src[pos:])^s.head)&s.mask != 0 ||
-		n > 8 && binary.LittleEndian.Uint64(src[pos+n-8:]) != s.tail ||
-		n > 16 && binary.LittleEndian.Uint64(src[pos+8:]) != s.mid {
+	if (load64(src, pos)^s.head)&s.mask != 0 ||
+		n > 8 && load64(src, pos+n-8) != s.tail ||
+		n > 16 && load64(src, pos+8) != s.mid {
 		return 0
 	}
 	return n

@@ -1,7 +1,12 @@
 package mapping
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,6 +33,9 @@ func predictOptions(t testing.TB) map[string]Options {
 func TestRewritePredictedKeys(t *testing.T) {
 	t.Parallel()
 	opts := predictOptions(t)
+	// The member loop's fast path needs some input after a member; short
+	// documents get this tail so that their records take it.
+	padding := `"` + strings.Repeat("z", 64) + `"`
 	tests := []struct {
 		desc string
 		src  string
@@ -78,6 +86,16 @@ func TestRewritePredictedKeys(t *testing.T) {
 			desc: "whitespace around keys changes nothing",
 			src:  "[{\"Id\":1,\"Name\":2},{ \"Id\" : 3 , \"Name\"\n:\t4 },{\"Id\":5,\"Name\":6}]",
 			opts: "map", want: `[{"id":1,"name":2},{"id":3,"name":4},{"id":5,"name":6}]`,
+		},
+		{
+			desc: "space after the comma of a predicted member",
+			src:  "[{\"Id\":1,\"Name\":\"a\",\"Type\":\"b\",\"x\":null,\"y\":2},{\"Id\":1,\"Name\":\"a\",\"Type\":\"b\",\"x\":null, \"y\":2, 3}]",
+			opts: "map drop nulls", want: "",
+		},
+		{
+			desc: "space after the comma of a predicted member, valid",
+			src:  "[{\"Id\":1,\"Name\":\"a\",\"Type\":\"b\",\"x\":null,\"y\":2},{\"Id\":1,\"Name\":\"a\",\"Type\":\"b\",\"x\":null, \"y\":2}]",
+			opts: "map drop nulls", want: `[{"id":1,"name":"a","Type":"b","y":2},{"id":1,"name":"a","Type":"b","y":2}]`,
 		},
 		{
 			desc: "drop nulls with keys moving",
@@ -131,20 +149,40 @@ func TestRewritePredictedKeys(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.desc, func(t *testing.T) {
-			t.Parallel()
-			o, ok := opts[tt.opts]
-			require.True(t, ok, tt.opts)
-			got, err := rewrite([]byte("pre"), []byte(tt.src), o, true)
-			want, wantErr := rewrite([]byte("pre"), []byte(tt.src), o, false)
-			assert.Equal(t, string(want), string(got))
-			assert.Equal(t, wantErr, err)
-			if tt.want != "" {
-				require.NoError(t, err)
-				assert.Equal(t, "pre"+tt.want, string(got))
-			}
-		})
+		for _, padded := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/padded=%v", tt.desc, padded), func(t *testing.T) {
+				t.Parallel()
+				o, ok := opts[tt.opts]
+				require.True(t, ok, tt.opts)
+				src, wantDoc := tt.src, tt.want
+				if padded {
+					src = padArray(src, padding)
+					if wantDoc != "" {
+						wantDoc = padArray(wantDoc, padding)
+					}
+				}
+				got, err := rewrite([]byte("pre"), []byte(src), o, true)
+				want, wantErr := rewrite([]byte("pre"), []byte(src), o, false)
+				assert.Equal(t, string(want), string(got))
+				assert.Equal(t, wantErr, err)
+				if wantDoc != "" {
+					require.NoError(t, err)
+					assert.Equal(t, "pre"+wantDoc, string(got))
+				}
+			})
+		}
 	}
+}
+
+// padArray adds elem as the last element of the array doc (a document
+// that does not end with a bracket is returned with elem after it), so
+// that every record before it has input enough behind it for the member
+// loop's fast path.
+func padArray(doc, elem string) string {
+	if body, ok := strings.CutSuffix(doc, "]"); ok {
+		return body + "," + elem + "]"
+	}
+	return doc + elem
 }
 
 // TestRewritePredictedKeysEveryOption runs every case of the prediction
@@ -157,6 +195,9 @@ func TestRewritePredictedKeysEveryOption(t *testing.T) {
 		`[{"id":1,"name":2},{"name":3,"id":4},{"id":5,"name":6,"extra":7}]`,
 		`[{"Na\u006de":1,"Name":2},{"Name":3,"Na\u006de":4},{"Name":5,"Name":6}]`,
 		manyKeys(4, maxSlots+3),
+	}
+	for i, n := 0, len(srcs); i < n; i++ {
+		srcs = append(srcs, padArray(srcs[i], `"`+strings.Repeat("z", 64)+`"`))
 	}
 	for name, o := range predictOptions(t) {
 		for i, src := range srcs {
@@ -204,6 +245,14 @@ func FuzzRewritePredict(f *testing.F) {
 			f.Add([]byte(s), mode)
 		}
 	}
+	// Long compact record arrays, where the member loop's fast path runs:
+	// the benchmark's accounts and the golden accounts compacted.
+	for _, s := range [][]byte{benchAccounts(2000), compactGolden(f)} {
+		for mode := range uint8(6) {
+			f.Add(s, mode)
+		}
+		f.Add(s, uint8(2*16+1))
+	}
 	opts := predictOptions(f)
 	names := []string{"copy", "map", "map drop nulls", "select", "reverse reject", "reject select"}
 
@@ -215,4 +264,82 @@ func FuzzRewritePredict(f *testing.F) {
 		assert.Equal(t, string(want), string(got))
 		assert.Equal(t, wantErr, err)
 	})
+}
+
+// compactGolden is testdata/accounts.json without insignificant space.
+func compactGolden(t testing.TB) []byte {
+	src, err := os.ReadFile(filepath.Join("testdata", "accounts.json"))
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, json.Compact(&b, src))
+	return b.Bytes()
+}
+
+// TestGoldenAccountsCompact runs the golden cases on the compact input,
+// where keys are predicted and most members take the fast path, and with
+// prediction off: both must give the golden documents.
+func TestGoldenAccountsCompact(t *testing.T) {
+	t.Parallel()
+	src := compactGolden(t)
+	derived, err := DeriveKeyMap(accountFields())
+	require.NoError(t, err)
+	tests := []struct {
+		desc   string
+		golden string
+		opts   Options
+	}{
+		{desc: "v1", golden: "accounts_v1.golden.json", opts: Options{Map: legacyAccountMap(t), Select: NewFieldSet("Id", "Name"), DropNulls: true}},
+		{desc: "v2", golden: "accounts_v2.golden.json", opts: Options{Map: derived, DropNulls: true}},
+		{desc: "v3", golden: "accounts_v3.golden.json", opts: Options{Map: derived}},
+	}
+	for _, tt := range tests {
+		for _, predict := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/predict=%v", tt.desc, predict), func(t *testing.T) {
+				t.Parallel()
+				want, err := os.ReadFile(filepath.Join("testdata", tt.golden))
+				require.NoError(t, err)
+				var compact bytes.Buffer
+				require.NoError(t, json.Compact(&compact, want))
+				got, err := rewrite([]byte("pre"), src, tt.opts, predict)
+				require.NoError(t, err)
+				assert.Equal(t, "pre"+compact.String(), string(got))
+			})
+		}
+	}
+}
+
+// TestRewritePredictedOutputLimit checks that ErrTooLarge comes at the
+// same point with and without prediction: for every output limit on the
+// whole document, and on documents cut after each comma of the second
+// record and ended with bad JSON, where a value written past the limit
+// would turn ErrTooLarge into a syntax error, for the limits near the
+// output written up to the cut.
+func TestRewritePredictedOutputLimit(t *testing.T) {
+	t.Parallel()
+	derived, err := DeriveKeyMap(accountFields())
+	require.NoError(t, err)
+	src := benchAccounts(2000)
+	check := func(doc []byte, limit int) {
+		opts := Options{Map: derived, DropNulls: true, MaxOutput: limit}
+		got, err := rewrite([]byte("pre"), doc, opts, true)
+		want, wantErr := rewrite([]byte("pre"), doc, opts, false)
+		require.Equal(t, wantErr, err, "limit %d on %q", limit, doc)
+		require.Equal(t, string(want), string(got), "limit %d", limit)
+	}
+	full, err := rewrite(nil, src, Options{Map: derived, DropNulls: true, MaxOutput: -1}, false)
+	require.NoError(t, err)
+	for limit := 1; limit <= len(full)+2; limit++ {
+		check(src, limit)
+	}
+	second := bytes.Index(src, []byte("},{")) + 2
+	third := second + bytes.Index(src[second:], []byte("},{"))
+	for i := second; i < third; i++ {
+		if src[i] != ',' {
+			continue
+		}
+		doc := append(src[:i+1:i+1], strings.Repeat(" ", 64)+"}"...)
+		for limit := max(1, i-400); limit <= i+2; limit++ {
+			check(doc, limit)
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package mapping
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
@@ -69,7 +68,7 @@ func (r *rewriter) scanStringRest(i int, escaped bool) (bool, error) {
 // so it skips them eight at a time.
 func skipPlain(src []byte, i int) int {
 	for ; i+8 <= len(src); i += 8 {
-		if m := specialBytes(binary.LittleEndian.Uint64(src[i:])); m != 0 {
+		if m := specialBytes(load64(src, i)); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}

@@ -1,0 +1,197 @@
+package mapping
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+)
+
+// fastMembers writes, from member i at pos, the members of a record that
+// need no decision beyond the one remembered for their key: the key is the
+// one remembered at its position, the input is compact around it, the
+// value is a string of ASCII text and valid escapes, a number without
+// exponent, or a literal, and a comma or the object's closing brace
+// follows. It stops before the first member that is anything else, which
+// object then writes by the general path, and returns the updated i, pos
+// and dst, and whether it stopped at the closing brace (pos on it) after
+// writing the last member.
+//
+// Something must already be written in the object (each member written
+// here starts with a comma). stop is the output length at which a value
+// would make ErrTooLarge (the general path counts the member's name,
+// written before its value, in the output); a member that reaches it is
+// left to the general path to refuse.
+//
+// It is a plain function with few live values and no calls on its common
+// path, so that they stay in registers: this loop is most of Rewrite's
+// time on record arrays.
+func fastMembers(src []byte, pos int, dst []byte, slots []keySlot, i int, dropNulls bool, stop int) (int, int, []byte, bool) {
+	for ; i < len(slots); i++ {
+		s := &slots[i]
+		n := s.end - s.start
+		// The margin lets the word loads of the key and the first bytes
+		// of the value go without length checks of their own.
+		if n == 0 || n > maxWordKey || len(src)-pos < maxWordKey+16 ||
+			(load64(src, pos)^s.head)&s.mask != 0 ||
+			n > 8 && load64(src, pos+n-8) != s.tail ||
+			n > 16 && load64(src, pos+8) != s.mid ||
+			src[pos+n] != ':' {
+			return i, pos, dst, false
+		}
+		v := pos + n + 1
+		end := -1
+		switch c := src[v]; {
+		case c == '"':
+			j := v + 1
+			for j+8 <= len(src) {
+				m := specialBytes(load64(src, j))
+				if m == 0 {
+					j += 8
+					continue
+				}
+				j += bits.TrailingZeros64(m) >> 3
+				if src[j] == '"' {
+					end = j + 1
+					break
+				}
+				if e := escapeEnd(src, j); e > 0 {
+					j = e
+					continue
+				}
+				break // non-ASCII or invalid: the general path decides
+			}
+		case c == 'n':
+			if binary.LittleEndian.Uint32(src[v:v+4:v+4]) == nullWord {
+				end = v + 4
+			}
+		default:
+			end = scanPlainValue(src, v)
+		}
+		if end < 0 || end >= len(src) || src[end] != ',' && src[end] != '}' {
+			return i, pos, dst, false
+		}
+		if !s.info.skip && !(dropNulls && src[v] == 'n') {
+			// Mapped: the name, comma first, then the value. Unmapped: a
+			// comma, then key and value as they are.
+			p, b, w := s.info.member, v, len(s.info.member)
+			if p == nil {
+				b, w = pos, 1
+			}
+			w += end - b // the bytes this member writes
+			// Written with block moves that read and write up to 32 bytes
+			// past the ends of the runs: src and the names have the
+			// room, and so must dst's spare capacity (the bytes written
+			// past the new length are spare capacity, which append would
+			// overwrite as well). Short of room, or at the output limit,
+			// the member is left to the general path.
+			l := len(dst)
+			if l+w >= stop || cap(dst)-l < w+moveSlack || len(src)-b < end-b+moveSlack {
+				return i, pos, dst, false
+			}
+			d, o := dst[:cap(dst)], l
+			if p != nil {
+				moveShort(d, o, p[:cap(p)], 0, len(p))
+				o += len(p)
+			} else {
+				d[o] = ','
+				o++
+			}
+			moveShort(d, o, src, b, end-b)
+			dst = d[:o+end-b]
+		}
+		if src[end] == '}' {
+			return i + 1, end, dst, true
+		}
+		pos = end + 1
+	}
+	return i, pos, dst, false
+}
+
+// escapeEnd returns the end of the escape sequence at j (on a backslash)
+// when it is valid, else 0 (also when j is not on a backslash).
+func escapeEnd(src []byte, j int) int {
+	if src[j] != '\\' || j+1 >= len(src) {
+		return 0
+	}
+	switch src[j+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return j + 2
+	case 'u':
+		if j+6 <= len(src) && isHex(src[j+2]) && isHex(src[j+3]) && isHex(src[j+4]) && isHex(src[j+5]) {
+			return j + 6
+		}
+	}
+	return 0
+}
+
+func isHex(c byte) bool {
+	return c-'0' < 10 || (c|0x20)-'a' < 6
+}
+
+// nullWord is "null" read as a little-endian word.
+const nullWord = 'n' | 'u'<<8 | 'l'<<16 | 'l'<<24
+
+// scanPlainValue returns the end of the value at v when it is one the
+// fast path takes whole: a string of printable ASCII without escapes, a
+// number without exponent, or a literal. Otherwise, or when the value is
+// not valid, it returns -1 and the general path scans it (and reports the
+// error, if any). The caller checks the byte at the end, so a number or a
+// literal followed by more token text is refused there.
+func scanPlainValue(src []byte, v int) int {
+	if v >= len(src) {
+		return -1
+	}
+	switch c := src[v]; {
+	case c == '"':
+		for i := v + 1; i+8 <= len(src); i += 8 {
+			if m := specialBytes(load64(src, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				if src[i] == '"' {
+					return i + 1
+				}
+				return -1
+			}
+		}
+		return -1
+	case c == '-' || c-'0' < 10:
+		i := v
+		if c == '-' {
+			i++
+		}
+		d := skipDigits(src, i)
+		if d == i || src[i] == '0' && d > i+1 {
+			return -1
+		}
+		if d < len(src) && src[d] == '.' {
+			f := skipDigits(src, d+1)
+			if f == d+1 {
+				return -1
+			}
+			d = f
+		}
+		return d
+	case c == 'n':
+		return literalEnd(src, v, "null")
+	case c == 't':
+		return literalEnd(src, v, "true")
+	case c == 'f':
+		return literalEnd(src, v, "false")
+	}
+	return -1
+}
+
+func literalEnd(src []byte, v int, lit string) int {
+	if len(src)-v < len(lit) || string(src[v:v+len(lit)]) != lit {
+		return -1
+	}
+	return v + len(lit)
+}
+
+// outputStop is the output length at which the next token would make
+// ErrTooLarge: the test copyToken makes, solved for the length.
+func (r *rewriter) outputStop() int {
+	if r.limit < 0 {
+		return math.MaxInt
+	}
+	return r.start + r.limit
+}
