@@ -2,24 +2,18 @@ package mapping
 
 import "encoding/binary"
 
-// moveSlack is the room moveShort needs past the end of what it copies,
-// in the source and in the destination.
+// moveSlack is the room the member loop's block moves need past the end
+// of what they copy, in the source and in the destination: runs of up to
+// 32 bytes are moved as one or two 16-byte blocks. For the short runs of
+// that loop this beats the call to memmove that copy makes, which there
+// also costs saving and restoring every live register.
 const moveSlack = 32
 
-// moveShort copies the n bytes of s at si to d at di. Runs of up to 32
-// bytes are moved as one or two 16-byte blocks, reading and writing past
-// n: both slices must have moveSlack bytes of room past the run. For the
-// short runs of the member loop this beats the call to memmove that copy
-// makes, which there also costs saving and restoring every live register.
-func moveShort(d []byte, di int, s []byte, si, n int) {
-	switch {
-	case n <= 16:
-		*(*[16]byte)(d[di:]) = *(*[16]byte)(s[si:])
-	case n <= 32:
-		*(*[32]byte)(d[di:]) = *(*[32]byte)(s[si:])
-	default:
-		copy(d[di:di+n], s[si:si+n])
-	}
+// move16 copies the 16 bytes of s at si to d at di, as one block: full
+// slice expressions, so no pointer clamping, and an array assignment of a
+// size the compiler moves in one register.
+func move16(d []byte, di int, s []byte, si int) {
+	*(*[16]byte)(d[di : di+16 : di+16]) = *(*[16]byte)(s[si : si+16 : si+16])
 }
 
 // load64 reads the eight bytes of b at i as a little-endian word. The

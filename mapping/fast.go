@@ -17,26 +17,32 @@ import (
 // writing the last member.
 //
 // Something must already be written in the object (each member written
-// here starts with a comma). stop is the output length at which a value
-// would make ErrTooLarge (the general path counts the member's name,
-// written before its value, in the output); a member that reaches it is
-// left to the general path to refuse.
+// here starts with a comma). A member whose value would reach the output
+// limit is left to the general path to refuse; so is any error.
 //
-// It is a plain function with few live values and no calls on its common
-// path, so that they stay in registers: this loop is most of Rewrite's
-// time on record arrays.
-func fastMembers(src []byte, pos int, dst []byte, slots []keySlot, i int, dropNulls bool, stop int) (int, int, []byte, bool) {
+// A key other than the remembered one is learnt (learnKey) when it is
+// plain and compact, so the first record takes this path too.
+//
+// It has few live values and no calls on its common path, so that they
+// stay in registers: this loop is most of Rewrite's time on record arrays.
+func (r *rewriter) fastMembers(src []byte, pos int, dst []byte, slots []keySlot, i int, record bool) (int, int, []byte, bool) {
+	dropNulls, stop := r.dropNulls, r.outputStop()
 	for ; i < len(slots); i++ {
-		s := &slots[i]
-		n := s.end - s.start
 		// The margin lets the word loads of the key and the first bytes
 		// of the value go without length checks of their own.
-		if n == 0 || n > maxWordKey || len(src)-pos < maxWordKey+16 ||
+		if len(src)-pos < maxWordKey+16 {
+			return i, pos, dst, false
+		}
+		s := &slots[i]
+		n := s.end - s.start
+		if n == 0 || n > maxWordKey ||
 			(load64(src, pos)^s.head)&s.mask != 0 ||
 			n > 8 && load64(src, pos+n-8) != s.tail ||
 			n > 16 && load64(src, pos+8) != s.mid ||
 			src[pos+n] != ':' {
-			return i, pos, dst, false
+			if n = r.learnKey(s, pos, record); n == 0 {
+				return i, pos, dst, false
+			}
 		}
 		v := pos + n + 1
 		end := -1
@@ -79,24 +85,37 @@ func fastMembers(src []byte, pos int, dst []byte, slots []keySlot, i int, dropNu
 			}
 			w += end - b // the bytes this member writes
 			// Written with block moves that read and write up to 32 bytes
-			// past the ends of the runs: src and the names have the
-			// room, and so must dst's spare capacity (the bytes written
-			// past the new length are spare capacity, which append would
-			// overwrite as well). Short of room, or at the output limit,
-			// the member is left to the general path.
+			// past the ends of the runs (see moveSlack): src and the names
+			// have the room, and so must dst's spare capacity (the bytes
+			// written past the new length are spare capacity, which append
+			// would overwrite as well). Short of room, with a name longer
+			// than two blocks, or at the output limit, the member is left
+			// to the general path.
 			l := len(dst)
-			if l+w >= stop || cap(dst)-l < w+moveSlack || len(src)-b < end-b+moveSlack {
+			// The general path counts the member's name, written before
+			// its value, in the output it checks against the limit.
+			if l+w >= stop || len(p) > 32 || cap(dst)-l < w+moveSlack || len(src)-b < end-b+moveSlack {
 				return i, pos, dst, false
 			}
 			d, o := dst[:cap(dst)], l
 			if p != nil {
-				moveShort(d, o, p[:cap(p)], 0, len(p))
+				move16(d, o, p, 0)
+				if len(p) > 16 {
+					move16(d, o+16, p, 16)
+				}
 				o += len(p)
 			} else {
 				d[o] = ','
 				o++
 			}
-			moveShort(d, o, src, b, end-b)
+			if n := end - b; n <= 32 {
+				move16(d, o, src, b)
+				if n > 16 {
+					move16(d, o+16, src, b+16)
+				}
+			} else {
+				copy(d[o:o+n], src[b:end])
+			}
 			dst = d[:o+end-b]
 		}
 		if src[end] == '}' {
@@ -194,4 +213,25 @@ func (r *rewriter) outputStop() int {
 		return math.MaxInt
 	}
 	return r.start + r.limit
+}
+
+// learnKey decides the key at pos and remembers it in s when it is plain
+// (no escapes, ASCII) and a colon follows at once, and returns its length
+// with the quotes; otherwise, or when the key is refused, it returns 0 and
+// the general path takes the member (and reports the error, if any).
+func (r *rewriter) learnKey(s *keySlot, pos int, record bool) int {
+	src := r.src
+	if src[pos] != '"' {
+		return 0
+	}
+	e := skipPlain(src, pos+1)
+	if e+1 >= len(src) || src[e] != '"' || src[e+1] != ':' {
+		return 0
+	}
+	info, err := r.decide(src[pos+1:e], false, record)
+	if err != nil {
+		return 0
+	}
+	s.remember(src, pos, e+1, info)
+	return e + 1 - pos
 }

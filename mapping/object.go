@@ -31,11 +31,10 @@ func (r *rewriter) object(depth int, lv level, ks *keySlots) error {
 	}
 	src, pos, dst := r.src, r.pos, r.dst
 	first := true
-	stop := r.outputStop()
 	for i := 0; ; i++ {
 		if !first && i < len(slots) {
 			var closed bool
-			if i, pos, dst, closed = fastMembers(src, pos, dst, slots, i, r.dropNulls, stop); closed {
+			if i, pos, dst, closed = r.fastMembers(src, pos, dst, slots, i, record); closed {
 				r.pos = pos + 1
 				r.dst = append(dst, '}')
 				return r.checkSize()
