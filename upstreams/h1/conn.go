@@ -55,9 +55,17 @@ func (c *conn) roundTrip(req *http.Request, headerTimeout time.Duration) (resp *
 	_ = c.nc.SetWriteDeadline(deadline)
 	_ = c.nc.SetReadDeadline(readBy)
 
-	werr := req.Write(c.bw)
+	werr := writeRequest(c.bw, req)
 	if werr == nil {
 		werr = c.bw.Flush()
+	}
+	var ne net.Error
+	if werr != nil && !errors.As(werr, &ne) {
+		// Refused before sending, or the body failed to read: the server
+		// has nothing to answer yet, so there is no answer to wait for.
+		stop()
+		c.close()
+		return nil, false, werr
 	}
 	resp, rerr := c.readAnswer(req)
 	switch {
