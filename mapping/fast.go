@@ -26,7 +26,14 @@ import (
 // It has few live values and no calls on its common path, so that they
 // stay in registers: this loop is most of Rewrite's time on record arrays.
 func (r *rewriter) fastMembers(src []byte, pos int, dst []byte, slots []keySlot, i int, record bool) (int, int, []byte, bool) {
-	dropNulls, stop := r.dropNulls, r.outputStop()
+	// Members are written with block moves that read and write up to 32
+	// bytes past the ends of the runs (see moveSlack): src (by a check
+	// below) and the names have the room, and so must dst's spare
+	// capacity, by room (the bytes written past the new length are spare
+	// capacity, which append would overwrite as well). A member short of
+	// room, like one that reaches the output limit, is left to the general
+	// path.
+	dropNulls, room := r.dropNulls, min(r.outputStop(), cap(dst)-moveSlack+1)
 	for ; i < len(slots); i++ {
 		// The margin lets the word loads of the key and the first bytes
 		// of the value go without length checks of their own.
@@ -78,45 +85,38 @@ func (r *rewriter) fastMembers(src []byte, pos int, dst []byte, slots []keySlot,
 		}
 		if !s.info.skip && !(dropNulls && src[v] == 'n') {
 			// Mapped: the name, comma first, then the value. Unmapped: a
-			// comma, then key and value as they are.
-			p, b, w := s.info.member, v, len(s.info.member)
+			// comma, then key and value as they are. hdr counts the bytes
+			// before src[b:end]; the general path counts them too in the
+			// output it checks against the limit.
+			p, b, hdr := s.info.member, v, len(s.info.member)
 			if p == nil {
-				b, w = pos, 1
+				b, hdr = pos, 1
 			}
-			w += end - b // the bytes this member writes
-			// Written with block moves that read and write up to 32 bytes
-			// past the ends of the runs (see moveSlack): src and the names
-			// have the room, and so must dst's spare capacity (the bytes
-			// written past the new length are spare capacity, which append
-			// would overwrite as well). Short of room, with a name longer
-			// than two blocks, or at the output limit, the member is left
-			// to the general path.
-			l := len(dst)
-			// The general path counts the member's name, written before
-			// its value, in the output it checks against the limit.
-			if l+w >= stop || len(p) > 32 || cap(dst)-l < w+moveSlack || len(src)-b < end-b+moveSlack {
+			n, l := end-b, len(dst)
+			if l+hdr+n >= room || len(src)-end < moveSlack {
 				return i, pos, dst, false
 			}
-			d, o := dst[:cap(dst)], l
+			d := dst[:cap(dst)]
 			if p != nil {
-				move16(d, o, p, 0)
-				if len(p) > 16 {
-					move16(d, o+16, p, 16)
-				}
-				o += len(p)
-			} else {
-				d[o] = ','
-				o++
-			}
-			if n := end - b; n <= 32 {
-				move16(d, o, src, b)
-				if n > 16 {
-					move16(d, o+16, src, b+16)
+				move16(d, l, p, 0)
+				if hdr > 16 {
+					move16(d, l+16, p, 16)
+					if hdr > 32 {
+						copy(d[l+32:l+hdr], p[32:])
+					}
 				}
 			} else {
-				copy(d[o:o+n], src[b:end])
+				d[l] = ','
 			}
-			dst = d[:o+end-b]
+			o := l + hdr
+			move16(d, o, src, b)
+			if n > 16 {
+				move16(d, o+16, src, b+16)
+				if n > 32 {
+					copy(d[o+32:o+n], src[b+32:end])
+				}
+			}
+			dst = d[:o+n]
 		}
 		if src[end] == '}' {
 			return i + 1, end, dst, true
