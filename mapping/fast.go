@@ -78,7 +78,7 @@ func (r *rewriter) fastMembers(src []byte, pos int, dst []byte, slots []keySlot,
 				end = v + 4
 			}
 		default:
-			end = scanPlainValue(src, v)
+			end = scanPlainScalar(src, v)
 		}
 		if end < 0 || end >= len(src) || src[end] != ',' && src[end] != '}' {
 			return i, pos, dst, false
@@ -150,28 +150,14 @@ func isHex(c byte) bool {
 // nullWord is "null" read as a little-endian word.
 const nullWord = 'n' | 'u'<<8 | 'l'<<16 | 'l'<<24
 
-// scanPlainValue returns the end of the value at v when it is one the
-// fast path takes whole: a string of printable ASCII without escapes, a
-// number without exponent, or a literal. Otherwise, or when the value is
-// not valid, it returns -1 and the general path scans it (and reports the
-// error, if any). The caller checks the byte at the end, so a number or a
-// literal followed by more token text is refused there.
-func scanPlainValue(src []byte, v int) int {
-	if v >= len(src) {
-		return -1
-	}
+// scanPlainScalar returns the end of the number or the true or false
+// literal at v (v < len(src)) when the member loop takes it whole: a number
+// without exponent. Otherwise, or when the value is not valid, it returns
+// -1 and the general path scans it (and reports the error, if any). The
+// caller checks the byte at the end, so a number or a literal followed by
+// more token text is refused there.
+func scanPlainScalar(src []byte, v int) int {
 	switch c := src[v]; {
-	case c == '"':
-		for i := v + 1; i+8 <= len(src); i += 8 {
-			if m := specialBytes(load64(src, i)); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				if src[i] == '"' {
-					return i + 1
-				}
-				return -1
-			}
-		}
-		return -1
 	case c == '-' || c-'0' < 10:
 		i := v
 		if c == '-' {
@@ -189,8 +175,6 @@ func scanPlainValue(src []byte, v int) int {
 			d = f
 		}
 		return d
-	case c == 'n':
-		return literalEnd(src, v, "null")
 	case c == 't':
 		return literalEnd(src, v, "true")
 	case c == 'f':

@@ -50,8 +50,8 @@ func (r *rewriter) object(depth int, lv level, ks *keySlots) error {
 		var k keyInfo
 		hit := false
 		if i < len(slots) {
-			// keySlot.match, written out: inlined, it saves a call per
-			// member.
+			// The word compare of keySlot, written out: a call per
+			// member would cost more than the compare.
 			s := &slots[i]
 			n := s.end - s.start
 			if n > maxWordKey || len(src)-pos < maxWordKey {

@@ -1,11 +1,12 @@
 package mapping
 
-// Arrays of records repeat the same keys in the same order. The rewriter
-// remembers, per member position, the raw key of the last record and what
-// was decided for it; when the next record has the same bytes at that
-// position the key is known by one compare instead of a scan, a map lookup
-// and the Select and RejectUnknown checks. A miss costs one short compare
-// and falls back to the full path, which refreshes the slot.
+// Arrays of records repeat the same keys in the same order. Within a
+// top-level array the rewriter remembers, per member position, the raw key
+// of the last record and what was decided for it; when the next record has
+// the same bytes at that position the key is known by a few word compares
+// instead of a scan, a lookup and the Select and RejectUnknown checks. A
+// miss costs those compares and falls back to the full path, which
+// refreshes the slot.
 
 // maxSlots caps the member positions remembered per record; members past
 // it always take the full path. Account records have about 25 keys.
@@ -39,9 +40,13 @@ type keySlots struct {
 // the key with its quotes. Only keys without escapes are remembered, so
 // equal bytes mean the same, valid, string token.
 //
-// Keys of up to 24 bytes are compared as words without a call: head holds
-// the first eight bytes (masked by mask when shorter), mid the next eight
-// and tail the last eight.
+// Keys of up to maxWordKey bytes are compared as words, without a call:
+// the key at pos is the remembered one when
+//
+//	load64(src, pos)^head)&mask == 0 && (n <= 8 || load64(src, pos+n-8) == tail) && (n <= 16 || load64(src, pos+8) == mid)
+//
+// for its length n: head holds the first eight bytes (masked by mask when
+// shorter), mid the next eight and tail the last eight.
 type keySlot struct {
 	start, end      int
 	head, mid, tail uint64
@@ -49,7 +54,7 @@ type keySlot struct {
 	info            keyInfo
 }
 
-// maxWordKey is the longest key, quotes included, match compares as words.
+// maxWordKey is the longest key, quotes included, compared as words.
 const maxWordKey = 24
 
 func (s *keySlot) remember(src []byte, start, end int, info keyInfo) {
@@ -75,25 +80,10 @@ func (s *keySlot) remember(src []byte, start, end int, info keyInfo) {
 	}
 }
 
-// match returns the length of the remembered key if src at pos starts
-// with it, else 0. An empty slot matches nothing.
-func (s *keySlot) match(src []byte, pos int) int {
-	n := s.end - s.start
-	if n > maxWordKey || len(src)-pos < maxWordKey {
-		return s.matchBytes(src, pos)
-	}
-	if (load64(src, pos)^s.head)&s.mask != 0 ||
-		n > 8 && load64(src, pos+n-8) != s.tail ||
-		n > 16 && load64(src, pos+8) != s.mid {
-		return 0
-	}
-	return n
-}
-
-// matchBytes is match for long keys and the end of the input. Kept out of
-// line so that match inlines into the member loop.
-//
-//go:noinline
+// matchBytes returns the length of the remembered key if src at pos
+// starts with it, else 0, comparing bytes: for keys longer than
+// maxWordKey and near the end of the input, where the member loops'
+// word compares do not apply. An empty slot matches nothing.
 func (s *keySlot) matchBytes(src []byte, pos int) int {
 	n := s.end - s.start
 	if n == 0 || n > len(src)-pos || string(src[pos:pos+n]) != string(src[s.start:s.end]) {

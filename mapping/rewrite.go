@@ -64,7 +64,9 @@ const (
 // *UnknownFieldError, ErrTooDeep and ErrTooLarge.
 //
 // Reusing dst (dst[:0] of the last result) makes a steady-state call free of
-// allocations.
+// allocations. Like append, Rewrite may write anywhere in dst's spare
+// capacity (dst[len(dst):cap(dst)]), also when it fails, so that must not
+// share memory with src.
 func Rewrite(dst, src []byte, opts Options) ([]byte, error) {
 	return rewrite(dst, src, opts, true)
 }

@@ -1,7 +1,6 @@
 package mapping
 
 import (
-	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -60,39 +59,6 @@ func (r *rewriter) scanStringRest(i int, escaped bool) (bool, error) {
 			return false, r.syntaxError(i, "invalid control character "+quoteChar(c)+" in string")
 		}
 	}
-}
-
-// skipPlain returns the index of the first byte from i on that a string
-// scan must look at: a quote, a backslash, a control character or a
-// non-ASCII byte; len(src) if there is none. Most bytes are plain ASCII,
-// so it skips them eight at a time.
-func skipPlain(src []byte, i int) int {
-	for ; i+8 <= len(src); i += 8 {
-		if m := specialBytes(load64(src, i)); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for i < len(src) && src[i] >= 0x20 && src[i] < utf8.RuneSelf && src[i] != '"' && src[i] != '\\' {
-		i++
-	}
-	return i
-}
-
-// Byte-wise constants of specialBytes.
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// specialBytes flags (in its high bit) every byte of the eight in w, read
-// little-endian, that a string scan cannot skip: a quote, a backslash, a
-// control character or a non-ASCII byte. Only the lowest flagged byte is
-// guaranteed exact (a borrow can flag bytes above a true match), which is
-// all scanString uses.
-func specialBytes(w uint64) uint64 {
-	q := w ^ (lsb * '"')
-	b := w ^ (lsb * '\\')
-	return ((q-lsb)&^q | (b-lsb)&^b | (w-lsb*0x20)&^w | w) & msb
 }
 
 // escapeLen validates the escape sequence at i (on its backslash) and
