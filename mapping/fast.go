@@ -16,9 +16,9 @@ import (
 // and dst, and whether it stopped at the closing brace (pos on it) after
 // writing the last member.
 //
-// Something must already be written in the object (each member written
-// here starts with a comma). A member whose value would reach the output
-// limit is left to the general path to refuse; so is any error.
+// Each member written here starts with a comma. A member whose value would
+// reach the output limit is left to the general path to refuse; so is any
+// error.
 //
 // A key other than the remembered one is learnt (learnKey) when it is
 // plain and compact, so the first record takes this path too.

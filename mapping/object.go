@@ -32,9 +32,26 @@ func (r *rewriter) object(depth int, lv level, ks *keySlots) error {
 	src, pos, dst := r.src, r.pos, r.dst
 	first := true
 	for i := 0; ; i++ {
-		if !first && i < len(slots) {
+		if i < len(slots) && (!first || !record) {
+			// fastMembers starts each member with a comma. Before the
+			// first, the last byte written is the object's brace: the
+			// comma is written over it, and the brace put back. Not for
+			// a record's first member, which in Salesforce answers is the
+			// attributes object fastMembers would only refuse.
+			brace := len(dst) - 1
+			if first {
+				dst = dst[:brace]
+			}
 			var closed bool
-			if i, pos, dst, closed = r.fastMembers(src, pos, dst, slots, i, record); closed {
+			i, pos, dst, closed = r.fastMembers(src, pos, dst, slots, i, record)
+			if first {
+				if len(dst) == brace {
+					dst = dst[:brace+1]
+				} else {
+					dst[brace], first = '{', false
+				}
+			}
+			if closed {
 				r.pos = pos + 1
 				r.dst = append(dst, '}')
 				return r.checkSize()

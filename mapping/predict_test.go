@@ -94,6 +94,11 @@ func TestRewritePredictedKeys(t *testing.T) {
 			opts: "map drop nulls", want: `[{"id":1,"name":"a","Type":"b","y":2},{"id":1,"name":"a","Type":"b","y":2}]`,
 		},
 		{
+			desc: "nested objects whose first members are dropped",
+			src:  `[{"x":{"a":null,"b":1}},{"x":{"a":null,"b":2}},{"x":{"a":null}},{"x":{"a":null,"Id":"3"}},{"x":{"b":4}}]`,
+			opts: "map drop nulls", want: `[{"x":{"b":1}},{"x":{"b":2}},{"x":{}},{"x":{"id":"3"}},{"x":{"b":4}}]`,
+		},
+		{
 			desc: "drop nulls with keys moving",
 			src:  `[{"Id":null,"Name":"a"},{"Name":null,"Id":2},{"Id":3,"Name":null,"x":null}]`,
 			opts: "map drop nulls", want: `[{"name":"a"},{"id":2},{"id":3}]`,
