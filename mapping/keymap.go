@@ -205,20 +205,6 @@ func (m *KeyMap) Fields() []string {
 	return slices.Clone(m.order)
 }
 
-// known reports whether key is a name of m on either side, the test
-// Options.RejectUnknown applies.
-func (m *KeyMap) known(key []byte) bool {
-	return m.index.find(key) >= 0 || m.rev.index.find(key) >= 0
-}
-
-// lookup returns the target of key.
-func (m *KeyMap) lookup(key []byte) (target, bool) {
-	if i := m.index.find(key); i >= 0 {
-		return m.targets[i], true
-	}
-	return target{}, false
-}
-
 func validName(s string) bool {
 	return s != "" && utf8.ValidString(s)
 }

@@ -101,16 +101,21 @@ func (r *rewriter) decide(raw []byte, escaped, record bool) (keyInfo, error) {
 	if escaped {
 		key = r.decodeKey(raw)
 	}
+	// A key the map renames is known: RejectUnknown then needs no second
+	// lookup.
 	var info keyInfo
+	mapped := -1
+	if r.m != nil {
+		if mapped = r.m.index.find(key); mapped >= 0 {
+			info.member = r.m.targets[mapped].member
+		}
+	}
 	if record {
-		if r.reject && !r.m.known(key) {
+		if r.reject && mapped < 0 && r.m.rev.index.find(key) < 0 {
 			return keyInfo{}, &UnknownFieldError{Field: string(key)}
 		}
-		info.skip = r.sel != nil && !r.sel.hasKey(key)
-	}
-	if !info.skip {
-		if t, ok := r.lookup(key); ok {
-			info.member = t.member
+		if r.sel != nil && !r.sel.hasKey(key) {
+			info = keyInfo{skip: true}
 		}
 	}
 	return info, nil

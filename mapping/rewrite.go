@@ -207,13 +207,6 @@ func (r *rewriter) elements(depth int, lv level, ks *keySlots) error {
 	}
 }
 
-func (r *rewriter) lookup(key []byte) (target, bool) {
-	if r.m == nil {
-		return target{}, false
-	}
-	return r.m.lookup(key)
-}
-
 func (r *rewriter) checkSize() error {
 	if r.limit >= 0 && len(r.dst)-r.start >= r.limit {
 		return ErrTooLarge
