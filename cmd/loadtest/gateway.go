@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -20,13 +21,14 @@ const gatewayPath = "/v2/accounts"
 
 // gatewayConfig is the accounts part of the shipped config.yaml with
 // everything a production request passes: TLS from GATEWAY_TLS (the harness
-// sets off), v2's derived key map, null removal, the upstream's breaker and
+// sets off), profiles on the admin listener (idle unless -cpuprofile asks), v2's derived key map, null removal, the upstream's breaker and
 // retries, metrics, and the call log shipped to a collector.
 const gatewayConfig = `server:
   listen: ${GATEWAY_LISTEN}
   adminListen: ${GATEWAY_ADMIN_LISTEN}
   tls: {mode: "${GATEWAY_TLS:-auto}"}
   dataDir: ${GATEWAY_DATA_DIR}
+  pprof: true
 versions: [v1, v2, v3]
 auth: {mode: none}
 log:
@@ -105,7 +107,36 @@ func startGateway(ctx context.Context, bin, dir, host, backend, collector string
 		log, _ := os.ReadFile(logFile.Name())
 		return nil, fmt.Errorf("%w\n%s", err, strings.TrimSpace(string(log)))
 	}
+	c.admin = "http://" + admin
 	return c, nil
+}
+
+// profileGateway fetches a CPU profile of the gateway covering d from now
+// (whole seconds, at least one) into path; the channel reports the outcome.
+func profileGateway(admin string, d time.Duration, path string) <-chan error {
+	done := make(chan error, 1)
+	secs := max(1, int(d/time.Second))
+	go func() {
+		client := &http.Client{Timeout: time.Duration(secs)*time.Second + 30*time.Second}
+		resp, err := client.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", admin, secs))
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			done <- fmt.Errorf("profile: status %d", resp.StatusCode)
+			return
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			done <- err
+			return
+		}
+		_, err = io.Copy(f, resp.Body)
+		done <- errors.Join(err, f.Close())
+	}()
+	return done
 }
 
 // checkTimeout bounds one checkGateway request, so a gateway that accepts

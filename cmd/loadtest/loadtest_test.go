@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -32,7 +33,8 @@ func TestSmokeRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out, log bytes.Buffer
-	code := run(ctx, []string{"-smoke", "-json"}, &out, &log)
+	profile := filepath.Join(t.TempDir(), "gateway.prof")
+	code := run(ctx, []string{"-smoke", "-json", "-cpuprofile", profile}, &out, &log)
 	require.Equal(t, 0, code, log.String())
 	var rep report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
@@ -48,6 +50,10 @@ func TestSmokeRun(t *testing.T) {
 	assert.Equal(t, "gateway", rep.Targets[2].Name)
 	assert.Positive(t, rep.GatewayVsProxy.CPUPerRequest)
 	assert.GreaterOrEqual(t, rep.CallLogLines, rep.Targets[2].Requests, "every gateway call is logged to the collector")
+	prof, err := os.ReadFile(profile)
+	require.NoError(t, err)
+	require.Greater(t, len(prof), 2)
+	assert.Equal(t, []byte{0x1f, 0x8b}, prof[:2], "a gzipped pprof profile")
 }
 
 func TestFlagsRefuseWhatIsNotLoopbackOrBounded(t *testing.T) {

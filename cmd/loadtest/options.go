@@ -19,6 +19,7 @@ type options struct {
 	json        bool
 	smoke       bool
 	keep        bool
+	cpuprofile  string
 }
 
 func (o *options) register(fs *flag.FlagSet) {
@@ -31,6 +32,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.smoke, "smoke", false, "a run of a few seconds proving the harness works (overrides duration, warmup, rounds)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (config, gateway log) and print its path")
+	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway during its first measured stretch to this file")
 }
 
 // maxRun bounds a whole run whatever the flags say.

@@ -19,7 +19,9 @@ type child struct {
 	name string
 	cmd  *exec.Cmd
 	url  string
-	done chan error
+	// admin is the gateway's admin listener; empty for the other targets.
+	admin string
+	done  chan error
 }
 
 // startChild starts cmd and waits for it to print "LISTEN <url>". The child

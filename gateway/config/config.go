@@ -35,6 +35,9 @@ type Server struct {
 	Limits      Limits   `yaml:"limits"`
 	// DataDir holds the sandbox's SQLite file and uploaded files. Default ./data.
 	DataDir string `yaml:"dataDir"`
+	// Pprof serves Go's profiles under /debug/pprof/ on the admin listener.
+	// Default false: a profile costs CPU while it runs and shows internals.
+	Pprof bool `yaml:"pprof"`
 }
 
 // TLS modes.

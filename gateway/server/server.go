@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"sync/atomic"
 
 	"github.com/restgate/gateway/gateway/config"
@@ -71,7 +72,7 @@ func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, lo
 	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	s.api = &http.Server{Handler: api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
 		IdleTimeout: t.Idle, MaxHeaderBytes: headerRead, ErrorLog: errLog, TLSConfig: tlsCfg}
-	s.admin = &http.Server{Handler: s.adminMux(metrics), ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
+	s.admin = &http.Server{Handler: s.adminMux(metrics, cfg.Pprof), ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
 		WriteTimeout: t.Write, IdleTimeout: t.Idle, MaxHeaderBytes: cfg.Limits.MaxHeaderBytes, ErrorLog: errLog}
 	s.apiLn, s.adminLn = apiLn, adminLn
 	s.apiAddr, s.admAddr = apiLn.Addr().String(), adminLn.Addr().String()
@@ -109,9 +110,16 @@ func (s *Server) Serve(ctx context.Context, drainCtx func() (context.Context, co
 	return nil
 }
 
-func (s *Server) adminMux(metrics http.Handler) http.Handler {
+func (s *Server) adminMux(metrics http.Handler, profiles bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics)
+	if profiles {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -80,10 +81,10 @@ func TestReadinessFalseWhileDraining(t *testing.T) {
 	s.ready.Store(true)
 	s.draining.Store(true)
 	rec := &recorder{header: http.Header{}}
-	s.adminMux(http.NotFoundHandler()).ServeHTTP(rec, mustRequest(t, "/readyz"))
+	s.adminMux(http.NotFoundHandler(), false).ServeHTTP(rec, mustRequest(t, "/readyz"))
 	assert.Equal(t, 503, rec.status)
 	rec = &recorder{header: http.Header{}}
-	s.adminMux(http.NotFoundHandler()).ServeHTTP(rec, mustRequest(t, "/healthz"))
+	s.adminMux(http.NotFoundHandler(), false).ServeHTTP(rec, mustRequest(t, "/healthz"))
 	assert.Equal(t, 200, rec.status)
 	s.apiLn.Close()
 	s.adminLn.Close()
@@ -167,4 +168,20 @@ func mustRequest(t *testing.T, path string) *http.Request {
 	r, err := http.NewRequest("GET", "http://x"+path, nil)
 	require.NoError(t, err)
 	return r
+}
+
+func TestProfilesOnlyWhenEnabled(t *testing.T) {
+	t.Parallel()
+	for _, enabled := range []bool{false, true} {
+		s := &Server{}
+		h := s.adminMux(http.NotFoundHandler(), enabled)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/debug/pprof/", nil))
+		if enabled {
+			assert.Equal(t, http.StatusOK, rec.Code)
+			assert.Contains(t, rec.Body.String(), "goroutine")
+		} else {
+			assert.Equal(t, http.StatusNotFound, rec.Code)
+		}
+	}
 }
