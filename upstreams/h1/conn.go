@@ -76,10 +76,8 @@ func (c *conn) roundTrip(req *http.Request, headerTimeout time.Duration) (resp *
 	case werr != nil || rerr != nil:
 		stop()
 		c.close()
-		if err = contextError(ctx, deadline, errors.Join(werr, rerr)); err != ctx.Err() {
-			stale = replayable(req) && errors.Is(rerr, errNothingRead)
-		}
-		return nil, stale, err
+		stale = ctx.Err() == nil && replayable(req) && errors.Is(rerr, errNothingRead)
+		return nil, stale, contextError(ctx, deadline, errors.Join(werr, rerr))
 	}
 	_ = c.nc.SetReadDeadline(deadline)
 	b := &body{rc: resp.Body, c: c, ctx: ctx, deadline: deadline, stop: stop, reuse: !resp.Close && !req.Close}

@@ -201,16 +201,26 @@ func TestConnectionClosedWhileIdle(t *testing.T) {
 	}
 }
 
-func TestContextEndsExchange(t *testing.T) {
-	t.Parallel()
+// hangingServer never answers: a request ends when its client gives up or
+// the test ends.
+func hangingServer(t *testing.T) *httptest.Server {
+	t.Helper()
 	release := make(chan struct{})
-	srv, _ := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv, _ := countingServer(t, func(_ http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
 		case <-r.Context().Done():
 		}
 	})
-	defer close(release)
+	// Registered after the server's own cleanup, so it runs first and
+	// lets Close finish.
+	t.Cleanup(func() { close(release) })
+	return srv
+}
+
+func TestContextEndsExchange(t *testing.T) {
+	t.Parallel()
+	srv := hangingServer(t)
 	tr, _ := newTransport(t, Options{})
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -231,14 +241,7 @@ func TestContextEndsExchange(t *testing.T) {
 
 func TestResponseHeaderTimeout(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	srv, _ := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	})
-	defer close(release)
+	srv := hangingServer(t)
 	tr, _ := newTransport(t, Options{ResponseHeaderTimeout: 20 * time.Millisecond})
 	req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
 	require.NoError(t, err)
