@@ -33,13 +33,11 @@ const (
 	// bodies go to the fallback, which can read an early answer while it
 	// still writes.
 	DefaultMaxBody = 1 << 20
-	// bufferSize lets one read take in the headers and a typical JSON
-	// answer together.
-	bufferSize = 32 << 10
-	// maxDrain is how much of an unread answer Close reads so the
-	// connection can be reused; a longer remainder costs the connection.
-	maxDrain = 64 << 10
 )
+
+// bufferSize lets one read take in the headers and a typical JSON answer
+// together.
+const bufferSize = 32 << 10
 
 // Options configure a Transport. Fallback is required.
 type Options struct {
