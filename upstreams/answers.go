@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 )
 
@@ -58,7 +59,7 @@ func (p *Answers) Read(resp *http.Response, limit int64) (*Answer, error) {
 	}
 	for int64(len(buf)) <= limit {
 		if len(buf) == cap(buf) {
-			buf = append(buf, make([]byte, max(minAnswerBuffer, len(buf)))...)[:len(buf)]
+			buf = slices.Grow(buf, max(minAnswerBuffer, len(buf)))
 		}
 		room := min(int64(cap(buf)), limit+1)
 		m, err := resp.Body.Read(buf[len(buf):room])

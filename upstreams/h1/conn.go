@@ -15,10 +15,6 @@ import (
 // maxInformational bounds the 1xx answers read before the final one.
 const maxInformational = 8
 
-// interrupted is a deadline in the past: setting it wakes a blocked read or
-// write at once.
-var interrupted = time.Unix(1, 0)
-
 // conn is one connection, used by one exchange at a time.
 type conn struct {
 	nc        net.Conn
@@ -37,7 +33,8 @@ func (c *conn) close() { _ = c.nc.Close() }
 
 // interrupt makes the blocked read or write of the exchange fail; it runs
 // when the request's context ends.
-func (c *conn) interrupt() { _ = c.nc.SetDeadline(interrupted) }
+// A deadline in the past wakes a blocked read or write at once.
+func (c *conn) interrupt() { _ = c.nc.SetDeadline(time.Unix(1, 0)) }
 
 // roundTrip writes req and reads the answer's headers. stale reports a
 // failure that left the request unanswered and may be sent again: the
