@@ -1,0 +1,376 @@
+package h1
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Connection states, for Shutdown: only a connection waiting for a request
+// may be closed under its client's feet.
+const (
+	stateNew    int32 = iota // accepted, no request yet
+	stateActive              // reading or serving a request
+	stateIdle                // kept alive, waiting for the next request
+	stateClosed
+)
+
+// conn is one client connection. Everything but state, the watcher's
+// fields and rwc.Close belongs to the connection's goroutine.
+type conn struct {
+	srv      *Server
+	rwc      net.Conn
+	accepted time.Time
+	state    atomic.Int32
+	remote   string
+	ctx      context.Context // carries http.LocalAddrContextKey
+
+	cr   connReader
+	br   *bufio.Reader
+	resp response
+
+	// the head of the answer being written, the pieces of one writev, and
+	// the sorted field names; all reused
+	head  []byte
+	chunk []byte
+	out   net.Buffers
+	keys  []string
+	date  dateCache
+
+	// the watcher: a read started by watch's timer once a request without a
+	// body has run for Options.WatchAfter; it cancels the request when the
+	// client hangs up
+	watch     *time.Timer
+	watchDone chan struct{}
+	watchMu   sync.Mutex
+	cancel    context.CancelFunc // of the request being watched
+	gone      atomic.Bool        // the watcher saw the client hang up
+}
+
+func newConn(s *Server, nc net.Conn) *conn {
+	c := &conn{srv: s, rwc: nc, accepted: time.Now(), remote: nc.RemoteAddr().String()}
+	c.ctx = context.WithValue(context.Background(), http.LocalAddrContextKey, nc.LocalAddr())
+	c.cr.c, c.cr.remain = c, -1
+	c.resp.c = c
+	c.resp.header = http.Header{}
+	c.watchDone = make(chan struct{}, 1)
+	c.watch = time.AfterFunc(time.Hour, c.watchRead)
+	c.watch.Stop()
+	return c
+}
+
+// headSlack is read past MaxHeaderBytes before a head counts as too large,
+// as net/http allows for its buffering.
+const headSlack = 4096
+
+func (c *conn) serve() {
+	c.br = c.srv.getReader(&c.cr)
+	defer func() {
+		c.rwc.Close()
+		c.state.Store(stateClosed)
+		c.srv.putReader(c.br)
+		c.srv.untrack(c)
+	}()
+	for first := true; ; first = false {
+		if !c.await(first) {
+			return
+		}
+		req, ok := c.readRequest()
+		if !ok || !c.serveRequest(req) {
+			return
+		}
+	}
+}
+
+// await waits for the first byte of the next request: the idle timeout
+// bounds the wait on a kept-alive connection, the head's timeout the wait
+// for a new connection's first request.
+func (c *conn) await(first bool) bool {
+	o := &c.srv.opts
+	// the head's size is counted from the bytes this wait reads
+	c.cr.limit(int64(o.MaxHeaderBytes) + headSlack)
+	wait, from := o.IdleTimeout, time.Now()
+	if first {
+		wait, from = o.ReadHeaderTimeout, c.accepted
+	} else if c.br.Buffered() > 0 {
+		return c.state.Load() == stateActive // a pipelined request
+	} else if !c.goIdle() {
+		return false
+	}
+	_ = c.rwc.SetReadDeadline(deadline(from, wait))
+	if _, err := c.br.Peek(1); err != nil {
+		return false
+	}
+	old := int32(stateIdle)
+	if first {
+		old = stateNew
+	}
+	return c.state.CompareAndSwap(old, stateActive)
+}
+
+// goIdle marks the connection idle unless the server is closing; Shutdown
+// sets closing before it looks for idle connections, so one of the two
+// always sees the other.
+func (c *conn) goIdle() bool {
+	if !c.state.CompareAndSwap(stateActive, stateIdle) {
+		return false
+	}
+	return !c.srv.closing.Load() || !c.state.CompareAndSwap(stateIdle, stateClosed)
+}
+
+func deadline(from time.Time, d time.Duration) time.Time {
+	if d <= 0 {
+		return time.Time{}
+	}
+	return from.Add(d)
+}
+
+// readRequest reads and checks the next request's head. A request the
+// server cannot serve is answered here and the connection ends.
+func (c *conn) readRequest() (*http.Request, bool) {
+	o := &c.srv.opts
+	start := time.Now()
+	if !headBuffered(c.br) {
+		// the head is still on its way: bound the wait for the rest
+		_ = c.rwc.SetReadDeadline(deadline(start, o.ReadHeaderTimeout))
+	}
+	req, err := http.ReadRequest(c.br)
+	tooLarge := c.cr.hitLimit // before limit clears it
+	c.cr.limit(-1)
+	if err != nil {
+		switch {
+		case tooLarge:
+			c.reject(http.StatusRequestHeaderFieldsTooLarge, "")
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), isNetError(err):
+			// the client left or stalled; nobody to answer
+		default:
+			c.reject(http.StatusBadRequest, "")
+		}
+		return nil, false
+	}
+	if msg := checkRequest(req); msg != "" {
+		status := http.StatusBadRequest
+		if req.ProtoMajor != 1 {
+			status = http.StatusHTTPVersionNotSupported
+		}
+		c.reject(status, msg)
+		return nil, false
+	}
+	if req.Body != http.NoBody || o.ReadTimeout > 0 {
+		// the body is read under ReadTimeout from the request's start; a
+		// request without one leaves the wait's deadline in place, which
+		// only the watcher's read can meet
+		_ = c.rwc.SetReadDeadline(deadline(start, o.ReadTimeout))
+	}
+	if o.WriteTimeout > 0 {
+		_ = c.rwc.SetWriteDeadline(time.Now().Add(o.WriteTimeout))
+	}
+	req.RemoteAddr = c.remote
+	return req, true
+}
+
+// headBuffered reports whether the buffered bytes hold a whole request head,
+// so reading it cannot wait on the network.
+func headBuffered(br *bufio.Reader) bool {
+	b, _ := br.Peek(br.Buffered())
+	return strings.Contains(string(b), "\r\n\r\n")
+}
+
+func isNetError(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, net.ErrClosed)
+}
+
+// checkRequest applies the checks net/http's server makes beyond parsing:
+// HTTP/1.x only, a valid Host (required from HTTP/1.1 on), valid field
+// names. It returns what is wrong, or "". One difference: http.ReadRequest
+// drops the Host field once it has set req.Host, so a request in absolute
+// form (GET http://host/path) is checked on its target's host, and served
+// without a Host field where net/http answers 400; RFC 9112 (3.2.2) has the
+// target's host prevail over the field anyway.
+func checkRequest(req *http.Request) string {
+	switch {
+	case req.ProtoMajor != 1:
+		return "unsupported protocol version"
+	case req.Host == "" && req.ProtoAtLeast(1, 1) && req.Method != http.MethodConnect:
+		return "missing required Host header"
+	case !validHost(req.Host):
+		return "malformed Host header"
+	}
+	for name := range req.Header {
+		if !validToken(name) {
+			return "invalid header name"
+		}
+	}
+	return ""
+}
+
+// reject answers a request the server will not pass to the handler, in
+// plain text as net/http does, and leaves the connection to be closed.
+func (c *conn) reject(status int, msg string) {
+	text := fmt.Sprintf("%d %s", status, http.StatusText(status))
+	if msg != "" {
+		text += ": " + msg
+	}
+	_ = c.rwc.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = fmt.Fprintf(c.rwc, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		status, http.StatusText(status), len(text), text)
+	c.lingerClose()
+}
+
+// lingerClose half-closes the connection and reads what the client still
+// sends for up to half a second, so a client busy sending a body gets to
+// read the answer before the connection resets (net/http waits as long).
+func (c *conn) lingerClose() {
+	if cw, ok := c.rwc.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_ = c.rwc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+	_, _ = io.CopyN(io.Discard, c.rwc, 4<<20)
+}
+
+// serveRequest runs the handler for req and writes its answer; it reports
+// whether the connection may carry another request.
+func (c *conn) serveRequest(req *http.Request) bool {
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	req = req.WithContext(ctx)
+	w := &c.resp
+	w.reset(req)
+	if expect := req.Header.Get("Expect"); expect != "" {
+		if !strings.EqualFold(expect, "100-continue") {
+			c.reject(http.StatusExpectationFailed, "")
+			return false
+		}
+		w.body.awaitContinue = req.ProtoAtLeast(1, 1) && req.Body != http.NoBody
+	}
+	if req.Body != http.NoBody {
+		w.body.rc = req.Body
+		req.Body = &w.body
+	}
+	watched := req.Body == http.NoBody
+	if watched {
+		c.watchMu.Lock()
+		c.cancel = cancel
+		c.watchMu.Unlock()
+		c.watch.Reset(c.srv.opts.WatchAfter)
+	}
+	ok := c.handle(w, req)
+	if watched {
+		c.unwatch()
+	}
+	if !ok {
+		return false
+	}
+	return w.finish()
+}
+
+// handle runs the handler, recovering a panic as net/http does: logged
+// (unless http.ErrAbortHandler) and the connection closed.
+func (c *conn) handle(w *response, req *http.Request) (ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			ok = false
+			if v != http.ErrAbortHandler {
+				c.srv.logger.Error("handler panicked", "remote", c.remote, "panic", v, "stack", string(debug.Stack()))
+			}
+		}
+	}()
+	if req.RequestURI == "*" && req.Method == http.MethodOptions {
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(http.StatusOK)
+		return true
+	}
+	c.srv.handler.ServeHTTP(w, req)
+	return true
+}
+
+// watchRead runs in the watch timer's goroutine: one read on the connection
+// while the handler runs. A byte is the next pipelined request's and is
+// kept; an end or error other than the deadline unwatch sets means the
+// client is gone, and the request is cancelled.
+func (c *conn) watchRead() {
+	n, err := c.rwc.Read(c.cr.stash[:])
+	switch {
+	case n == 1:
+		c.cr.stashed = true
+	case err != nil && !isTimeout(err):
+		c.gone.Store(true)
+		c.watchMu.Lock()
+		c.cancel()
+		c.watchMu.Unlock()
+	}
+	c.watchDone <- struct{}{}
+}
+
+// unwatch stops the watcher, waiting for its read to end if it started.
+func (c *conn) unwatch() {
+	if c.watch.Stop() {
+		return
+	}
+	_ = c.rwc.SetReadDeadline(time.Unix(1, 0)) // long past: the read ends at once
+	<-c.watchDone
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// connReader is what the connection's bufio.Reader reads: the connection,
+// after the byte the watcher may have read, within the head's size limit.
+type connReader struct {
+	c        *conn
+	remain   int64 // bytes the head may still take; negative: no limit
+	hitLimit bool
+	stash    [1]byte
+	stashed  bool
+}
+
+func (r *connReader) limit(n int64) { r.remain, r.hitLimit = n, false }
+
+func (r *connReader) Read(p []byte) (int, error) {
+	if r.remain == 0 {
+		r.hitLimit = true
+		return 0, io.EOF
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if r.remain > 0 && int64(len(p)) > r.remain {
+		p = p[:r.remain]
+	}
+	var n int
+	var err error
+	if r.stashed {
+		p[0], r.stashed, n = r.stash[0], false, 1
+	} else {
+		n, err = r.c.rwc.Read(p)
+	}
+	if r.remain > 0 {
+		r.remain -= int64(n)
+	}
+	return n, err
+}
+
+func (s *Server) getReader(r io.Reader) *bufio.Reader {
+	if br, ok := s.readers.Get().(*bufio.Reader); ok {
+		br.Reset(r)
+		return br
+	}
+	return bufio.NewReaderSize(r, 4<<10)
+}
+
+func (s *Server) putReader(br *bufio.Reader) {
+	br.Reset(nil)
+	s.readers.Put(br)
+}
