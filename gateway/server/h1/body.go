@@ -13,7 +13,8 @@ const maxDrain = 256 << 10
 // body is a request's body as the handler sees it: it sends 100 Continue
 // before the first read when the client asked for it, counts what was read,
 // and keeps the handler's Close from reading the rest (the server decides
-// after the handler whether to drain it or to close the connection).
+// when the answer's head leaves whether to drain it or to close the
+// connection).
 type body struct {
 	c             *conn
 	rc            io.ReadCloser // nil: the request has no body

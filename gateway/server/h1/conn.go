@@ -54,6 +54,7 @@ type conn struct {
 	watchMu   sync.Mutex
 	cancel    context.CancelFunc // of the request being watched
 	gone      atomic.Bool        // the watcher saw the client hang up
+	dbg string
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -107,6 +108,7 @@ func (c *conn) await(first bool) bool {
 		return false
 	}
 	_ = c.rwc.SetReadDeadline(deadline(from, wait))
+	c.dbg = "peek"
 	if _, err := c.br.Peek(1); err != nil {
 		return false
 	}
@@ -143,7 +145,9 @@ func (c *conn) readRequest() (*http.Request, bool) {
 		// the head is still on its way: bound the wait for the rest
 		_ = c.rwc.SetReadDeadline(deadline(start, o.ReadHeaderTimeout))
 	}
+	c.dbg = "readreq"
 	req, err := http.ReadRequest(c.br)
+	c.dbg = "readreq done"
 	tooLarge := c.cr.hitLimit // before limit clears it
 	c.cr.limit(-1)
 	if err != nil {
@@ -217,6 +221,7 @@ func checkRequest(req *http.Request) string {
 // reject answers a request the server will not pass to the handler, in
 // plain text as net/http does, and leaves the connection to be closed.
 func (c *conn) reject(status int, msg string) {
+	println("REJECT", status, msg)
 	text := fmt.Sprintf("%d %s", status, http.StatusText(status))
 	if msg != "" {
 		text += ": " + msg
@@ -235,6 +240,7 @@ func (c *conn) lingerClose() {
 		_ = cw.CloseWrite()
 	}
 	_ = c.rwc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+	c.dbg = "linger"
 	_, _ = io.CopyN(io.Discard, c.rwc, 4<<20)
 }
 
@@ -264,14 +270,24 @@ func (c *conn) serveRequest(req *http.Request) bool {
 		c.watchMu.Unlock()
 		c.watch.Reset(c.srv.opts.WatchAfter)
 	}
+	c.dbg = "handle"
 	ok := c.handle(w, req)
+	c.dbg = "handled"
 	if watched {
 		c.unwatch()
 	}
 	if !ok {
 		return false
 	}
-	return w.finish()
+	if w.finish() {
+		return true
+	}
+	if !w.body.settled() && w.err == nil {
+		// closing with the request's rest unread would reset the
+		// connection and drop the answer still queued for the client
+		c.lingerClose()
+	}
+	return false
 }
 
 // handle runs the handler, recovering a panic as net/http does: logged

@@ -141,9 +141,6 @@ func (w *response) finish() bool {
 		w.WriteHeader(http.StatusOK)
 	}
 	w.done = true
-	if !w.sent && !w.body.settle() {
-		w.close = true // decided before the head says whether the connection stays
-	}
 	if w.err == nil && (!w.sent || w.chunked || w.heldLen() > 0) {
 		_ = w.send(nil, true)
 	}
@@ -185,6 +182,13 @@ func (w *response) send(p []byte, last bool) error {
 	c := w.c
 	out := c.out[:0]
 	if !w.sent {
+		// as net/http does, the head ends the handler's reading: the
+		// request's rest is drained now, so a client that sends all of it
+		// before reading cannot deadlock against a long answer, or the
+		// head says the connection closes
+		if !w.body.settle() {
+			w.close = true
+		}
 		c.head = w.appendHead(c.head, last, p) // after appendFields' part
 		out = append(out, c.head)
 		w.sent = true
