@@ -54,7 +54,7 @@ type conn struct {
 	watchMu   sync.Mutex
 	cancel    context.CancelFunc // of the request being watched
 	gone      atomic.Bool        // the watcher saw the client hang up
-	dbg string
+	dbg       string
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
