@@ -169,12 +169,11 @@ func (c *conn) readRequest() (*http.Request, bool) {
 		c.reject(status, msg)
 		return nil, false
 	}
-	if req.Body != http.NoBody || o.ReadTimeout > 0 {
-		// the body is read under ReadTimeout from the request's start; a
-		// request without one leaves the wait's deadline in place, which
-		// only the watcher's read can meet
-		_ = c.rwc.SetReadDeadline(deadline(start, o.ReadTimeout))
-	}
+	// the body, and the watcher's read of a request without one, run under
+	// ReadTimeout from the request's start (none when zero), as in net/http:
+	// the wait's or the head's deadline left in place would end the
+	// watcher's read early and leave a hung-up client unnoticed
+	_ = c.rwc.SetReadDeadline(deadline(start, o.ReadTimeout))
 	if o.WriteTimeout > 0 {
 		_ = c.rwc.SetWriteDeadline(time.Now().Add(o.WriteTimeout))
 	}
