@@ -45,22 +45,24 @@ func (b *logBuffer) String() string {
 
 // testServer is an h1 server on a loopback port, closed when the test ends.
 type testServer struct {
-	srv    *Server
-	addr   string
-	logs   *logBuffer
-	served chan error // Serve's result
+	srv      *Server
+	addr     string
+	logs     *logBuffer
+	serveErr func() error // waits for Serve's result
 }
 
 func startServer(t testing.TB, h http.Handler, opts Options) *testServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	ts := &testServer{logs: &logBuffer{}, addr: ln.Addr().String(), served: make(chan error, 1)}
+	ts := &testServer{logs: &logBuffer{}, addr: ln.Addr().String()}
 	ts.srv = New(h, opts, slog.New(slog.NewTextHandler(ts.logs, nil)))
-	go func() { ts.served <- ts.srv.Serve(ln) }()
+	served := make(chan error, 1)
+	go func() { served <- ts.srv.Serve(ln) }()
+	ts.serveErr = sync.OnceValue(func() error { return <-served })
 	t.Cleanup(func() {
 		_ = ts.srv.Close()
-		<-ts.served
+		_ = ts.serveErr()
 	})
 	return ts
 }
