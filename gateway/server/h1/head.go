@@ -97,8 +97,12 @@ func (w *response) appendHead(dst []byte, last bool, p []byte) []byte {
 		dst = append(dst, c.date.get(time.Now())...)
 		dst = append(dst, "\r\n"...)
 	}
-	if !w.hasType && bodyAllowed(w.status) && len(first) > 0 {
+	switch {
+	case w.hasType || !bodyAllowed(w.status):
+	case len(first) > 0:
 		dst = appendField(dst, "Content-Type", http.DetectContentType(first))
+	case w.sniffed != "":
+		dst = appendField(dst, "Content-Type", w.sniffed)
 	}
 	if length >= 0 {
 		dst = append(dst, "Content-Length: "...)

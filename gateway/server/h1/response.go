@@ -33,6 +33,7 @@ type response struct {
 
 	// what the framing needs of the header as WriteHeader saw it
 	hasDate, hasType, closeField bool
+	sniffed                      string // HEAD: the type of the body not sent
 }
 
 func (w *response) reset(req *http.Request) {
@@ -41,7 +42,7 @@ func (w *response) reset(req *http.Request) {
 	w.body = body{c: w.c}
 	w.status, w.wrote, w.sent, w.noBody = 0, false, false, false
 	w.declared, w.written, w.chunked, w.close = -1, 0, false, false
-	w.err, w.done = nil, false
+	w.err, w.done, w.sniffed = nil, false, ""
 }
 
 // Header returns the answer's header map; changes after WriteHeader (or
@@ -89,6 +90,9 @@ func (w *response) Write(p []byte) (int, error) {
 	case w.err != nil:
 		return 0, w.err
 	case w.noBody && w.req.Method == http.MethodHead && bodyAllowed(w.status):
+		if w.written == 0 && !w.hasType && len(p) > 0 {
+			w.sniffed = http.DetectContentType(p) // the type a GET would have
+		}
 		w.written += int64(len(p))
 		return len(p), nil
 	case w.noBody:
