@@ -54,7 +54,6 @@ type conn struct {
 	watchMu   sync.Mutex
 	cancel    context.CancelFunc // of the request being watched
 	gone      atomic.Bool        // the watcher saw the client hang up
-	dbg       string
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -108,7 +107,6 @@ func (c *conn) await(first bool) bool {
 		return false
 	}
 	_ = c.rwc.SetReadDeadline(deadline(from, wait))
-	c.dbg = "peek"
 	if _, err := c.br.Peek(1); err != nil {
 		return false
 	}
@@ -145,9 +143,7 @@ func (c *conn) readRequest() (*http.Request, bool) {
 		// the head is still on its way: bound the wait for the rest
 		_ = c.rwc.SetReadDeadline(deadline(start, o.ReadHeaderTimeout))
 	}
-	c.dbg = "readreq"
 	req, err := http.ReadRequest(c.br)
-	c.dbg = "readreq done"
 	tooLarge := c.cr.hitLimit // before limit clears it
 	c.cr.limit(-1)
 	if err != nil {
@@ -220,7 +216,6 @@ func checkRequest(req *http.Request) string {
 // reject answers a request the server will not pass to the handler, in
 // plain text as net/http does, and leaves the connection to be closed.
 func (c *conn) reject(status int, msg string) {
-	println("REJECT", status, msg)
 	text := fmt.Sprintf("%d %s", status, http.StatusText(status))
 	if msg != "" {
 		text += ": " + msg
@@ -239,7 +234,6 @@ func (c *conn) lingerClose() {
 		_ = cw.CloseWrite()
 	}
 	_ = c.rwc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
-	c.dbg = "linger"
 	_, _ = io.CopyN(io.Discard, c.rwc, 4<<20)
 }
 
@@ -269,9 +263,7 @@ func (c *conn) serveRequest(req *http.Request) bool {
 		c.watchMu.Unlock()
 		c.watch.Reset(c.srv.opts.WatchAfter)
 	}
-	c.dbg = "handle"
 	ok := c.handle(w, req)
-	c.dbg = "handled"
 	if watched {
 		c.unwatch()
 	}
