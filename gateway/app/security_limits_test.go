@@ -172,6 +172,11 @@ func TestHeaderLimitsOnTheWire(t *testing.T) {
 	backend := newCountingBackend(t)
 	gw, cfg := limitsGateway(t, backend.srv.URL, nil)
 	s := listenGateway(t, cfg.Server, gw.handler, 5*time.Second)
+	// its own client, whose idle connections close before the drain: Go's
+	// transport may keep a spare connection that never sent a request, and
+	// a drain waits 5 seconds for such a connection's first request
+	client := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(client.CloseIdleConnections)
 	max := cfg.Server.Limits.MaxHeaderBytes
 	tests := []struct {
 		desc     string
@@ -189,7 +194,7 @@ func TestHeaderLimitsOnTheWire(t *testing.T) {
 			req, err := http.NewRequest("GET", "http://"+s.APIAddr()+"/v2/settings/endpoints", nil)
 			require.NoError(t, err)
 			req.Header.Set("X-Padding", strings.Repeat("h", tt.padding))
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := client.Do(req)
 			require.NoError(t, err)
 			defer resp.Body.Close()
 			body, err := io.ReadAll(resp.Body)

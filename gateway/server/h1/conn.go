@@ -170,8 +170,10 @@ func (c *conn) readRequest() (*http.Request, bool) {
 	// the wait's or the head's deadline left in place would end the
 	// watcher's read early and leave a hung-up client unnoticed
 	_ = c.rwc.SetReadDeadline(deadline(start, o.ReadTimeout))
-	if o.WriteTimeout > 0 {
-		_ = c.rwc.SetWriteDeadline(time.Now().Add(o.WriteTimeout))
+	if o.WriteTimeout > 0 || c.resp.movedWrite {
+		// a handler's deadline ends with its request
+		_ = c.rwc.SetWriteDeadline(deadline(time.Now(), o.WriteTimeout))
+		c.resp.movedWrite = false
 	}
 	req.RemoteAddr = c.remote
 	return req, true
@@ -246,7 +248,7 @@ func (c *conn) serveRequest(req *http.Request) bool {
 	w := &c.resp
 	w.reset(req)
 	if expect := req.Header.Get("Expect"); expect != "" {
-		if !strings.EqualFold(expect, "100-continue") {
+		if !hasToken(req.Header["Expect"], "100-continue") {
 			c.reject(http.StatusExpectationFailed, "")
 			return false
 		}

@@ -106,6 +106,10 @@ func TestServeFraming(t *testing.T) {
 			{"POST /ignore HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n",
 				[]exchange{{status: 200, body: "ignored", header: map[string]string{"Connection": "close"}}}},
 		}},
+		{desc: "100-continue among other expectations", steps: []step{
+			{"POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue, x-other\r\nContent-Length: 2\r\n\r\n", []exchange{{status: 100}}},
+			{"hi", []exchange{{status: 200, body: "got 2: hi"}}},
+		}},
 		{desc: "other Expect values refused", closed: true, steps: []step{
 			{"POST /echo HTTP/1.1\r\nHost: x\r\nExpect: something\r\nContent-Length: 2\r\n\r\nhi", []exchange{{status: 417, body: "417 Expectation Failed"}}},
 		}},

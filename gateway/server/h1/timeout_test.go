@@ -191,3 +191,22 @@ func TestWatcherLeavesFastRequests(t *testing.T) {
 		assert.False(t, <-cancelled)
 	}
 }
+
+// A write deadline a handler sets ends with its request: with no
+// WriteTimeout, the next answer on the connection is written without one.
+func TestHandlerWriteDeadlineEndsWithItsRequest(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/short" {
+			// long past once the next request comes
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(20 * time.Millisecond))
+		}
+		_, _ = io.WriteString(w, "ok")
+	}), Options{})
+	c := dial(t, ts.addr)
+	c.send("GET /short HTTP/1.1\r\nHost: x\r\n\r\n")
+	c.expect(exchange{status: 200, body: "ok"})
+	time.Sleep(50 * time.Millisecond)
+	c.send(getHello)
+	c.expect(exchange{status: 200, body: "ok"})
+}
