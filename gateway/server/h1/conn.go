@@ -2,6 +2,7 @@ package h1
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -183,7 +183,7 @@ func (c *conn) readRequest() (*http.Request, bool) {
 // so reading it cannot wait on the network.
 func headBuffered(br *bufio.Reader) bool {
 	b, _ := br.Peek(br.Buffered())
-	return strings.Contains(string(b), "\r\n\r\n")
+	return bytes.Contains(b, []byte("\r\n\r\n"))
 }
 
 func isNetError(err error) bool {
