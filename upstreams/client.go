@@ -103,7 +103,8 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		k.end(nil, resp.StatusCode)
 		return resp, nil
 	}
-	resp.Body = &body{rc: resp.Body, k: k, done: done, status: resp.StatusCode}
+	k.body = body{rc: resp.Body, k: k, done: done, status: resp.StatusCode}
+	resp.Body = &k.body
 	return resp, nil
 }
 
@@ -115,6 +116,9 @@ type call struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	start  time.Time
+	// body is the answer's Body, kept here so that a call is one
+	// allocation.
+	body body
 }
 
 // send runs the attempts. On success done reports the attempt's outcome to
@@ -124,7 +128,7 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 	canRetry := !noRetry && replayable(req)
 	var last *Error
 	for attempt := 1; ; attempt++ {
-		out := req.Clone(k.ctx)
+		out := k.outgoing(req)
 		if attempt > 1 && req.GetBody != nil {
 			b, err := req.GetBody()
 			if err != nil {
@@ -140,9 +144,6 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 				return nil, nil, last
 			}
 			return nil, nil, open
-		}
-		if out.Header == nil {
-			out.Header = make(http.Header)
 		}
 		prepare(k.parent, out.Header, c.creds)
 
@@ -169,6 +170,21 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			return nil, nil, last
 		}
 	}
+}
+
+// outgoing is the request of one attempt: a shallow copy of req bound to
+// the call's context, with a header map of its own that prepare may extend.
+// The header's value slices and the URL are shared with req rather than
+// copied as Clone would: neither transport modifies them and prepare only
+// replaces whole entries, so req stays as the caller built it.
+func (k *call) outgoing(req *http.Request) *http.Request {
+	out := req.WithContext(k.ctx)
+	h := make(http.Header, len(req.Header)+len(k.c.creds)+2) // +2: traceparent, tracestate
+	for name, values := range req.Header {
+		h[name] = values
+	}
+	out.Header = h
+	return out
 }
 
 // end releases the call's resources and reports it; err nil is an answer

@@ -2,6 +2,8 @@ package upstreams
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/goleak"
 )
 
@@ -317,5 +320,100 @@ func BenchmarkDo(b *testing.B) {
 		if _, _, err := fetch(ctx, c, http.MethodGet, f.srv.URL, ""); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestDoLeavesTheCallersRequestAloneOnEveryAttempt(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var seen []http.Header
+	retried := failFirst(1, http.StatusServiceUnavailable)
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Clone())
+		mu.Unlock()
+		retried(w, r)
+	})
+	s := testSettings(f.srv.URL)
+	s.Auth = AuthSettings{BearerToken: "secret", Headers: map[string]string{"X-Gateway-Key": "k"}}
+	s.Retry = RetrySettings{Attempts: 2, Backoff: time.Millisecond, Budget: 1}
+	c, _ := newTestClient(t, s)
+	ctx := traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", trace.FlagsSampled, "")
+	var th TraceHeaders
+	th.Capture(ctx)
+	ctx = WithTraceHeaders(ctx, &th)
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, f.srv.URL+"/a?b=c", strings.NewReader("payload"))
+	require.NoError(t, err)
+	req.Header["Accept"] = []string{"application/json"}
+	req.Header["Authorization"] = []string{"Bearer adapter"}
+	header, url, values := req.Header.Clone(), *req.URL, req.Header["Accept"]
+
+	resp, err := c.Do(req)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Equal(t, "payload", string(body), "the retry replays the body")
+
+	assert.Equal(t, header, req.Header, "the caller's header keeps its fields and values")
+	assert.Same(t, &values[0], &req.Header["Accept"][0])
+	assert.Equal(t, url, *req.URL)
+	assert.Same(t, ctx, req.Context())
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, seen, 2, "one retry")
+	for i, h := range seen {
+		assert.Equal(t, "application/json", h.Get("Accept"), "attempt %d", i+1)
+		assert.Equal(t, "Bearer secret", h.Get("Authorization"), "attempt %d", i+1)
+		assert.Equal(t, "k", h.Get("X-Gateway-Key"), "attempt %d", i+1)
+		assert.Equal(t, th.Traceparent()[0], h.Get("Traceparent"), "attempt %d", i+1)
+	}
+}
+
+func TestContextKeysAnswerWhatTheFromFunctionsRead(t *testing.T) {
+	t.Parallel()
+	timing, th := &Timing{}, &TraceHeaders{}
+	opts := &CallOptions{Timeout: time.Second, NoRetry: true}
+	tests := []struct {
+		desc string
+		ctx  context.Context
+		want CallOptions
+	}{
+		{desc: "a value", ctx: WithCallOptions(context.Background(), *opts), want: *opts},
+		{desc: "a pointer", ctx: context.WithValue(context.Background(), CallOptionsKey(), opts), want: *opts},
+		{desc: "a nil pointer", ctx: context.WithValue(context.Background(), CallOptionsKey(), (*CallOptions)(nil))},
+		{desc: "none", ctx: context.Background()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, CallOptionsFrom(tt.ctx))
+		})
+	}
+	assert.Same(t, timing, TimingFrom(context.WithValue(context.Background(), TimingKey(), timing)))
+	assert.Same(t, th, TraceHeadersFrom(context.WithValue(context.Background(), TraceHeadersKey(), th)))
+	assert.Nil(t, TraceHeadersFrom(context.Background()))
+}
+
+func TestAsError(t *testing.T) {
+	t.Parallel()
+	ue := &Error{Kind: KindFailed}
+	tests := []struct {
+		desc string
+		err  error
+		want *Error
+	}{
+		{desc: "nil", err: nil},
+		{desc: "itself", err: ue, want: ue},
+		{desc: "wrapped", err: fmt.Errorf("x: %w", ue), want: ue},
+		{desc: "joined", err: errors.Join(io.EOF, ue), want: ue},
+		{desc: "another error", err: io.EOF},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			assert.Same(t, tt.want, AsError(tt.err))
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/restgate/gateway/upstreams/h1"
 )
@@ -72,7 +73,13 @@ func newStdTransport(s Settings) *http.Transport {
 // encodes them again.
 type credentials []credential
 
-type credential struct{ name, value string }
+// credential is one header. values is set on every outgoing request as it
+// is, shared by all of them: neither transport modifies a request's header
+// values, so no request allocates its own.
+type credential struct {
+	name   string
+	values []string
+}
 
 // newCredentials turns a into canonical header names and final values:
 // Basic first, then Bearer, then the extra headers, each overriding an
@@ -81,23 +88,33 @@ func newCredentials(a AuthSettings) credentials {
 	var c credentials
 	if a.Username != "" {
 		basic := base64.StdEncoding.EncodeToString([]byte(a.Username + ":" + a.Password))
-		c = append(c, credential{"Authorization", "Basic " + basic})
+		c = append(c, credential{"Authorization", []string{"Basic " + basic}})
 	}
 	if a.BearerToken != "" {
-		c = append(c, credential{"Authorization", "Bearer " + a.BearerToken})
+		c = append(c, credential{"Authorization", []string{"Bearer " + a.BearerToken}})
 	}
 	for name, value := range a.Headers {
-		c = append(c, credential{textproto.CanonicalMIMEHeaderKey(name), value})
+		c = append(c, credential{textproto.CanonicalMIMEHeaderKey(name), []string{value}})
 	}
 	return c
 }
 
 // prepare sets what every outgoing request carries: the configured
 // credentials (they override what an adapter set) and the W3C trace context
-// of ctx, when it holds one. h belongs to a clone, never to the caller.
+// of ctx, when it holds one. h belongs to the attempt's own request, never
+// to the caller. The trace headers captured for the gateway request
+// (TraceHeaders) are reused while they still describe ctx's span context.
 func prepare(ctx context.Context, h http.Header, creds credentials) {
 	for _, c := range creds {
-		h[c.name] = []string{c.value}
+		h[c.name] = c.values
+	}
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
+		return
+	}
+	if t := TraceHeadersFrom(ctx); t != nil && t.describes(sc) {
+		t.SetOn(h)
+		return
 	}
 	propagation.TraceContext{}.Inject(ctx, traceHeaders(h))
 }
@@ -154,3 +171,118 @@ func (c traceHeaders) Set(key, value string) {
 }
 
 func (c traceHeaders) Keys() []string { return propagation.HeaderCarrier(c).Keys() }
+
+// TraceHeaders are the W3C trace headers (traceparent, tracestate) of one
+// span context, formatted once so that a gateway request's answer and every
+// upstream call it makes share the same values instead of formatting them
+// again. Fill it with Capture before sharing it; afterwards it is only read.
+// The client finds it in a call's context (WithTraceHeaders, or a context
+// answering Value(TraceHeadersKey()) with a *TraceHeaders) and uses it only
+// while the context's span context is still the captured one, so a context
+// carrying another span sends that span's headers. The zero value holds
+// nothing.
+type TraceHeaders struct {
+	span trace.SpanContext
+	// vals backs the headers' one-element value slices: traceparent,
+	// tracestate.
+	vals [2]string
+}
+
+// Capture formats the headers of ctx's span context exactly as
+// propagation.TraceContext writes them; with no valid span context in ctx
+// the headers are empty.
+func (t *TraceHeaders) Capture(ctx context.Context) {
+	*t = TraceHeaders{span: trace.SpanContextFromContext(ctx)}
+	propagation.TraceContext{}.Inject(ctx, (*traceCapture)(t))
+}
+
+// SpanContext is the span context the headers were captured from.
+func (t *TraceHeaders) SpanContext() trace.SpanContext { return t.span }
+
+// Traceparent is the traceparent header's values, nil when none was
+// captured. The slice is shared and must not be modified.
+func (t *TraceHeaders) Traceparent() []string {
+	if t.vals[0] == "" {
+		return nil
+	}
+	return t.vals[0:1:1]
+}
+
+// TraceID is the trace id in 32 lowercase hex digits, "" when none was
+// captured. It is a part of the traceparent value, so it costs nothing.
+func (t *TraceHeaders) TraceID() string {
+	const start = len("00-")
+	if tp := t.vals[0]; len(tp) >= start+32 {
+		return tp[start : start+32]
+	}
+	if t.span.HasTraceID() {
+		return t.span.TraceID().String()
+	}
+	return ""
+}
+
+// SetOn sets the captured headers on h under their canonical names,
+// sharing the values (an Add on h copies them, as their capacity is one).
+// With nothing captured, h is left alone.
+func (t *TraceHeaders) SetOn(h http.Header) {
+	if t.vals[0] != "" {
+		h["Traceparent"] = t.vals[0:1:1]
+	}
+	if t.vals[1] != "" {
+		h["Tracestate"] = t.vals[1:2:2]
+	}
+}
+
+// describes reports whether Inject of a context whose span context is sc
+// would write exactly the captured headers.
+func (t *TraceHeaders) describes(sc trace.SpanContext) bool {
+	c := t.span
+	if t.vals[0] == "" || sc.TraceID() != c.TraceID() || sc.SpanID() != c.SpanID() || sc.TraceFlags() != c.TraceFlags() {
+		return false
+	}
+	if sc.TraceState().Len() == 0 && c.TraceState().Len() == 0 {
+		return true
+	}
+	return sc.TraceState().String() == t.vals[1]
+}
+
+type traceHeadersKey struct{}
+
+// WithTraceHeaders returns ctx carrying t, which must not change any more.
+func WithTraceHeaders(ctx context.Context, t *TraceHeaders) context.Context {
+	return context.WithValue(ctx, traceHeadersKey{}, t)
+}
+
+// TraceHeadersKey is the context key TraceHeadersFrom looks up, for a
+// context type that carries a request's values together (see TimingKey).
+func TraceHeadersKey() any { return traceHeadersKey{} }
+
+// TraceHeadersFrom returns the TraceHeaders in ctx, or nil.
+func TraceHeadersFrom(ctx context.Context) *TraceHeaders {
+	t, _ := ctx.Value(traceHeadersKey{}).(*TraceHeaders)
+	return t
+}
+
+// traceCapture is the propagation carrier Capture writes through.
+type traceCapture TraceHeaders
+
+func (c *traceCapture) Get(key string) string {
+	switch key {
+	case "traceparent":
+		return c.vals[0]
+	case "tracestate":
+		return c.vals[1]
+	}
+	return ""
+}
+
+func (c *traceCapture) Set(key, value string) {
+	switch key {
+	case "traceparent":
+		c.vals[0] = value
+	case "tracestate":
+		c.vals[1] = value
+	}
+}
+
+func (c *traceCapture) Keys() []string { return []string{"traceparent", "tracestate"} }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -142,4 +143,131 @@ func TestClassify(t *testing.T) {
 			assert.ErrorIs(t, got, tt.err)
 		})
 	}
+}
+
+// traced returns a context whose span context has the given ids, flags and
+// tracestate.
+func traced(t testing.TB, traceHex, spanHex string, flags trace.TraceFlags, state string) context.Context {
+	t.Helper()
+	traceID, err := trace.TraceIDFromHex(traceHex)
+	require.NoError(t, err)
+	spanID, err := trace.SpanIDFromHex(spanHex)
+	require.NoError(t, err)
+	ts, err := trace.ParseTraceState(state)
+	require.NoError(t, err)
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: traceID, SpanID: spanID, TraceFlags: flags, TraceState: ts, Remote: true})
+	return trace.ContextWithRemoteSpanContext(context.Background(), sc)
+}
+
+func TestTraceHeadersCaptureWhatInjectWrites(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc  string
+		ctx   context.Context
+		empty bool
+	}{
+		{desc: "sampled", ctx: traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", trace.FlagsSampled, "")},
+		{desc: "not sampled, with tracestate", ctx: traced(t, "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", 0, "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7")},
+		{desc: "undefined flags are dropped", ctx: traced(t, "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", 0xff, "")},
+		{desc: "no span context", ctx: context.Background(), empty: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			want := http.Header{}
+			propagation.TraceContext{}.Inject(tt.ctx, propagation.HeaderCarrier(want))
+			var th TraceHeaders
+			th.Capture(tt.ctx)
+			got := http.Header{}
+			th.SetOn(got)
+			assert.Equal(t, want, got)
+			assert.Equal(t, trace.SpanContextFromContext(tt.ctx), th.SpanContext())
+			if tt.empty {
+				assert.Nil(t, th.Traceparent())
+				assert.Empty(t, th.TraceID())
+				return
+			}
+			assert.Equal(t, want.Values("Traceparent"), th.Traceparent())
+			assert.Equal(t, trace.SpanContextFromContext(tt.ctx).TraceID().String(), th.TraceID())
+		})
+	}
+}
+
+func FuzzTraceHeaders(f *testing.F) {
+	f.Add([]byte("4bf92f3577b34da6"), []byte("00f067aa"), byte(1), "congo=t61rcWkgMzE")
+	f.Add([]byte{}, []byte{}, byte(0), "")
+	f.Add([]byte("0123456789abcdef"), []byte("\x00\x00\x00\x00\x00\x00\x00\x01"), byte(3), "a=b,c=d")
+	f.Fuzz(func(t *testing.T, traceID, spanID []byte, flags byte, state string) {
+		var cfg trace.SpanContextConfig
+		copy(cfg.TraceID[:], traceID)
+		copy(cfg.SpanID[:], spanID)
+		cfg.TraceFlags = trace.TraceFlags(flags)
+		if ts, err := trace.ParseTraceState(state); err == nil {
+			cfg.TraceState = ts
+		}
+		ctx := trace.ContextWithRemoteSpanContext(context.Background(), trace.NewSpanContext(cfg))
+		want := http.Header{}
+		propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(want))
+		var th TraceHeaders
+		th.Capture(ctx)
+		got := http.Header{}
+		th.SetOn(got)
+		if !assert.Equal(t, want, got) {
+			return
+		}
+		sc := trace.SpanContextFromContext(ctx)
+		if sc.IsValid() {
+			assert.Equal(t, sc.TraceID().String(), th.TraceID())
+			assert.True(t, th.describes(sc))
+		}
+		// prepare writes the same headers whether or not it reuses th.
+		reused := http.Header{}
+		prepare(WithTraceHeaders(ctx, &th), reused, nil)
+		assert.Equal(t, want, reused)
+	})
+}
+
+func TestPrepareReusesTraceHeadersOnlyForTheirSpan(t *testing.T) {
+	t.Parallel()
+	captured := traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", trace.FlagsSampled, "")
+	var th TraceHeaders
+	th.Capture(captured)
+	tests := []struct {
+		desc   string
+		ctx    context.Context
+		shared bool
+	}{
+		{desc: "same span", ctx: WithTraceHeaders(captured, &th), shared: true},
+		{desc: "another span under the captured headers",
+			ctx: trace.ContextWithRemoteSpanContext(WithTraceHeaders(captured, &th),
+				trace.SpanContextFromContext(traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "1111111111111111", trace.FlagsSampled, "")))},
+		{desc: "other flags", ctx: WithTraceHeaders(traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", 0, ""), &th)},
+		{desc: "a tracestate the capture lacks",
+			ctx: WithTraceHeaders(traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", trace.FlagsSampled, "k=v"), &th)},
+		{desc: "no span", ctx: WithTraceHeaders(context.Background(), &th)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			want := http.Header{}
+			propagation.TraceContext{}.Inject(tt.ctx, propagation.HeaderCarrier(want))
+			got := http.Header{}
+			prepare(tt.ctx, got, nil)
+			assert.Equal(t, want, got, "the headers Inject would write")
+			if tt.shared {
+				assert.Same(t, &th.Traceparent()[0], &got["Traceparent"][0], "the captured value is shared")
+			}
+		})
+	}
+}
+
+func TestPrepareSharesCredentialValues(t *testing.T) {
+	t.Parallel()
+	creds := newCredentials(AuthSettings{BearerToken: "tok", Headers: map[string]string{"x-app-name": "crm"}})
+	a, b := http.Header{}, http.Header{"Authorization": {"Bearer adapter"}}
+	prepare(context.Background(), a, creds)
+	prepare(context.Background(), b, creds)
+	assert.Equal(t, http.Header{"Authorization": {"Bearer tok"}, "X-App-Name": {"crm"}}, a)
+	assert.Equal(t, a, b, "configured credentials replace the adapter's")
+	assert.Same(t, &a["Authorization"][0], &b["Authorization"][0], "one value for every request")
 }

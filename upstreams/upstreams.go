@@ -115,11 +115,10 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // AsError returns the *Error in err's chain, or nil.
 func AsError(err error) *Error {
-	var ue *Error
-	if errors.As(err, &ue) {
-		return ue
-	}
-	return nil
+	// AsType, unlike As, needs no heap target: the breaker asks this of
+	// every finished attempt, nil included.
+	ue, _ := errors.AsType[*Error](err)
+	return ue
 }
 
 // NewStatusError builds the error for a backend answer with a non-2xx
@@ -152,6 +151,12 @@ func WithTiming(ctx context.Context, t *Timing) context.Context {
 	return context.WithValue(ctx, timingKey{}, t)
 }
 
+// TimingKey is the context key TimingFrom looks up. A context type that
+// carries a request's values together (gateway/call's) answers
+// Value(TimingKey()) with a *Timing itself rather than stacking a
+// WithTiming layer on every request.
+func TimingKey() any { return timingKey{} }
+
 // TimingFrom returns the Timing in ctx, or nil.
 func TimingFrom(ctx context.Context) *Timing {
 	t, _ := ctx.Value(timingKey{}).(*Timing)
@@ -175,10 +180,23 @@ func WithCallOptions(ctx context.Context, o CallOptions) context.Context {
 	return context.WithValue(ctx, callOptionsKey{}, o)
 }
 
+// CallOptionsKey is the context key CallOptionsFrom looks up. A context
+// type that carries a request's values together answers
+// Value(CallOptionsKey()) with a *CallOptions (a pointer, so answering
+// allocates nothing), or passes the key on to its parent when it has none.
+func CallOptionsKey() any { return callOptionsKey{} }
+
 // CallOptionsFrom returns the CallOptions in ctx (zero value if none).
 func CallOptionsFrom(ctx context.Context) CallOptions {
-	o, _ := ctx.Value(callOptionsKey{}).(CallOptions)
-	return o
+	switch o := ctx.Value(callOptionsKey{}).(type) {
+	case CallOptions:
+		return o
+	case *CallOptions:
+		if o != nil {
+			return *o
+		}
+	}
+	return CallOptions{}
 }
 
 // Observer receives what the shared client sees, for metrics. Implementations
