@@ -1,7 +1,9 @@
 package h1
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -44,6 +46,51 @@ func BenchmarkRoundTrip(b *testing.B) {
 					b.Fatal(err)
 				}
 				_ = resp.Body.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkReadAnswer parses a typical backend answer head and its small
+// body, with readResponse and with http.ReadResponse.
+func BenchmarkReadAnswer(b *testing.B) {
+	answer := []byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nDate: Mon, 02 Jan 2006 15:04:05 GMT\r\n" +
+		"X-Request-Id: 4bf92f3577b34da6a3ce929d0e0e4736\r\nCache-Control: no-store\r\nContent-Length: 7\r\n\r\n{\"a\":1}")
+	req, err := http.NewRequest(http.MethodGet, "http://backend.test/", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := bytes.NewReader(answer)
+	br := bufio.NewReaderSize(in, bufferSize)
+	buf := make([]byte, 64)
+	for _, tc := range []struct {
+		name string
+		read func() (io.Reader, error)
+	}{
+		{"h1", func() (io.Reader, error) {
+			_, src, err := readResponse(br, req)
+			return &src, err
+		}},
+		{"net-http", func() (io.Reader, error) {
+			resp, err := http.ReadResponse(br, req)
+			if err != nil {
+				return nil, err
+			}
+			return resp.Body, nil
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				in.Reset(answer)
+				br.Reset(in)
+				body, err := tc.read()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(body, buf[:7]); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

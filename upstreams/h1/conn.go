@@ -23,6 +23,11 @@ type conn struct {
 	addr      string
 	pool      *pool
 	idleSince time.Time
+	// readBy and writeBy are the deadlines last set on nc: a kept-alive
+	// connection whose exchanges share them is not set again, since each
+	// call takes the poller's locks. interrupt does not note its deadline:
+	// a connection it ran on is closed, never reused.
+	readBy, writeBy time.Time
 }
 
 func newConn(nc net.Conn, addr string, p *pool) *conn {
@@ -41,7 +46,6 @@ func (c *conn) interrupt() { _ = c.nc.SetDeadline(time.Unix(1, 0)) }
 // connection broke before a byte came back.
 func (c *conn) roundTrip(req *http.Request, headerTimeout time.Duration) (resp *http.Response, stale bool, err error) {
 	ctx := req.Context()
-	stop := context.AfterFunc(ctx, c.interrupt)
 	deadline, _ := ctx.Deadline()
 	readBy := deadline
 	if headerTimeout > 0 {
@@ -49,8 +53,10 @@ func (c *conn) roundTrip(req *http.Request, headerTimeout time.Duration) (resp *
 			readBy = h
 		}
 	}
-	_ = c.nc.SetWriteDeadline(deadline)
-	_ = c.nc.SetReadDeadline(readBy)
+	// Deadlines are set before interrupt can run, so that they never
+	// overwrite the past deadline with which it ends the exchange.
+	c.setDeadlines(deadline, readBy)
+	stop := context.AfterFunc(ctx, c.interrupt)
 
 	werr := writeRequest(c.bw, req)
 	if werr == nil {
@@ -64,7 +70,14 @@ func (c *conn) roundTrip(req *http.Request, headerTimeout time.Duration) (resp *
 		c.close()
 		return nil, false, werr
 	}
-	resp, rerr := c.readAnswer(req)
+	resp, src, rerr := c.readAnswer(req)
+	if rerr == nil && !readBy.Equal(deadline) {
+		c.setDeadlines(c.writeBy, deadline)
+		// interrupt may have run before this overwrote its deadline.
+		if cerr := ctx.Err(); cerr != nil {
+			rerr = cerr
+		}
+	}
 	switch {
 	case werr != nil && rerr == nil:
 		// The server answered before taking the whole request (a 413,
@@ -76,8 +89,7 @@ func (c *conn) roundTrip(req *http.Request, headerTimeout time.Duration) (resp *
 		stale = ctx.Err() == nil && replayable(req) && errors.Is(rerr, errNothingRead)
 		return nil, stale, contextError(ctx, deadline, errors.Join(werr, rerr))
 	}
-	_ = c.nc.SetReadDeadline(deadline)
-	b := &body{rc: resp.Body, c: c, ctx: ctx, deadline: deadline, stop: stop, reuse: !resp.Close && !req.Close}
+	b := &body{src: src, c: c, ctx: ctx, deadline: deadline, stop: stop, reuse: !resp.Close && !req.Close}
 	if resp.Body == http.NoBody {
 		b.release(true)
 		return resp, false, nil
@@ -86,37 +98,55 @@ func (c *conn) roundTrip(req *http.Request, headerTimeout time.Duration) (resp *
 	return resp, false, nil
 }
 
+// setDeadlines sets the write and read deadlines that differ from those
+// already set, in one call when both change to the same instant.
+func (c *conn) setDeadlines(write, read time.Time) {
+	w, r := !write.Equal(c.writeBy), !read.Equal(c.readBy)
+	switch {
+	case w && r && write.Equal(read):
+		_ = c.nc.SetDeadline(read)
+	case w && r:
+		_ = c.nc.SetWriteDeadline(write)
+		_ = c.nc.SetReadDeadline(read)
+	case w:
+		_ = c.nc.SetWriteDeadline(write)
+	case r:
+		_ = c.nc.SetReadDeadline(read)
+	}
+	c.writeBy, c.readBy = write, read
+}
+
 // errNothingRead marks a connection that closed before its answer began.
 var errNothingRead = errors.New("h1: connection closed before the answer")
 
 // readAnswer reads the final answer to req, skipping 1xx informational ones.
-func (c *conn) readAnswer(req *http.Request) (*http.Response, error) {
+func (c *conn) readAnswer(req *http.Request) (*http.Response, answerBody, error) {
 	if _, err := c.br.Peek(1); err != nil {
 		if isDeadline(err) {
-			return nil, err
+			return nil, answerBody{}, err
 		}
-		return nil, fmt.Errorf("%w: %w", errNothingRead, err)
+		return nil, answerBody{}, fmt.Errorf("%w: %w", errNothingRead, err)
 	}
 	for range maxInformational {
-		resp, err := http.ReadResponse(c.br, req)
+		resp, src, err := readResponse(c.br, req)
 		if err != nil {
-			return nil, err
+			return nil, answerBody{}, err
 		}
 		if resp.StatusCode >= 200 {
-			return resp, nil
+			return resp, src, nil
 		}
 		if resp.StatusCode == http.StatusSwitchingProtocols {
-			return nil, errors.New("h1: unexpected 101 Switching Protocols")
+			return nil, answerBody{}, errors.New("h1: unexpected 101 Switching Protocols")
 		}
 	}
-	return nil, fmt.Errorf("h1: more than %d informational answers", maxInformational)
+	return nil, answerBody{}, fmt.Errorf("h1: more than %d informational answers", maxInformational)
 }
 
 // body puts its connection back in the pool when it is read to its end.
 // Closing it earlier closes the connection, as net/http does: draining an
 // unknown remainder could take as long as the backend likes.
 type body struct {
-	rc       io.ReadCloser
+	src      answerBody
 	c        *conn
 	ctx      context.Context
 	deadline time.Time
@@ -136,7 +166,7 @@ func (b *body) Read(p []byte) (int, error) {
 	if b.done.Load() {
 		return 0, io.EOF
 	}
-	n, err := b.rc.Read(p)
+	n, err := b.src.Read(p)
 	switch {
 	case err == nil:
 	case errors.Is(err, io.EOF):
@@ -164,10 +194,8 @@ func (b *body) release(eof bool) {
 	// the connection, which is no longer fit for reuse.
 	if !b.stop() || !eof || !b.reuse || b.c.br.Buffered() > 0 {
 		b.c.close()
-		_ = b.rc.Close()
 		return
 	}
-	_ = b.rc.Close()
 	b.c.pool.put(b.c)
 }
 

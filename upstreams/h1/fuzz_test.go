@@ -15,18 +15,7 @@ import (
 // an error) without a panic or a hang, and a broken answer never leaves a
 // connection in the pool.
 func FuzzAnswer(f *testing.F) {
-	for _, seed := range []string{
-		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
-		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
-		"HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
-		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-		"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nok",
-		"HTTP/1.1 101 Switching Protocols\r\n\r\n",
-		"HTTP/1.0 200 OK\r\n\r\nuntil close",
-		"garbage",
-		"",
-	} {
+	for _, seed := range answerSeeds() {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, answer []byte) {

@@ -8,9 +8,10 @@
 //
 // Requests are written here (refusing, as net/http's Transport does,
 // control characters in header values and names or methods that are not
-// tokens); answers are parsed by http.ReadResponse, so their framing
-// (Content-Length, chunked, close-delimited) is the standard library's. The
-// transport takes only what it can run without a second goroutine:
+// tokens). Answers are parsed here too, into one string per head, with the
+// framing (Content-Length, chunked, close-delimited) net/http's client
+// decides; a differential fuzz test holds the two parsers together. Heads
+// are bounded at 10 MiB, net/http's Transport default. The transport takes only what it can run without a second goroutine:
 // plain-http requests with no body or a replayable body of known length, no
 // proxy, no Expect or Upgrade. Everything else (https with HTTP/2, proxies,
 // streaming uploads that may be answered before they end) is passed to
