@@ -6,7 +6,6 @@
 package call
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -51,6 +50,9 @@ type Call struct {
 	Options *routes.VersionOptions
 	// Upstream accumulates time spent waiting on backends.
 	Upstream upstreams.Timing
+	// Trace holds the request's W3C trace headers, captured once by the
+	// trace middleware: the answer and every upstream call share them.
+	Trace upstreams.TraceHeaders
 	// Body is the request body as the handler read it (bounded), for the call
 	// log and the system messages.
 	Body []byte
@@ -60,24 +62,14 @@ type Call struct {
 	Status      int
 	CodeID      string
 	TotalMillis float64
-}
 
-type callKey struct{}
-
-// With returns ctx carrying c, and the upstream Timing of c for the shared
-// client.
-func With(ctx context.Context, c *Call) context.Context {
-	ctx = context.WithValue(ctx, callKey{}, c)
-	return upstreams.WithTiming(ctx, &c.Upstream)
-}
-
-// From returns the Call of ctx. Outside a request (tests of a bare handler)
-// it returns a fresh Call so handlers never deal with nil.
-func From(ctx context.Context) *Call {
-	if c, ok := ctx.Value(callKey{}).(*Call); ok {
-		return c
-	}
-	return &Call{Start: time.Now()}
+	// ctx is the context node of the first With, kept here so that binding
+	// a Call allocates nothing of its own.
+	ctx callContext
+	// upstreamOptions are the route's upstream call options when
+	// WithCallOptions could record them here; hasOptions says they apply.
+	upstreamOptions upstreams.CallOptions
+	hasOptions      bool
 }
 
 // Handler serves one route. It returns the result in the backend's internal

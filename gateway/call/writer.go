@@ -102,7 +102,8 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	if status == 0 {
 		status = http.StatusOK
 	}
-	meta := w.finish(rw, c, status)
+	var stBuf [serverTimingSize]byte // on the stack: send makes the one string
+	meta, st := w.finish(c, status, stBuf[:0])
 	meta.OmitFlags = res.OmitFlags
 	meta.MapKeys, meta.SerializeNulls = flags(c)
 	meta.MapKeys = meta.MapKeys || res.KeysMapped
@@ -113,7 +114,7 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	}
 	buf = envelope.AppendMeta(buf, meta)
 	*bp = buf[:0]
-	w.send(rw, status, buf)
+	w.send(rw, status, buf, st)
 }
 
 // raw sends res.JSON as it is (see Result.Raw).
@@ -122,8 +123,9 @@ func (w *Writer) raw(rw http.ResponseWriter, c *Call, res Result) {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	w.finish(rw, c, status)
-	w.send(rw, status, res.JSON)
+	var stBuf [serverTimingSize]byte
+	_, st := w.finish(c, status, stBuf[:0])
+	w.send(rw, status, res.JSON, st)
 }
 
 // serializationError names why a result could not be written. A result that
@@ -181,7 +183,8 @@ func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err err
 		h.Set("WWW-Authenticate", w.cfg.Challenge)
 	}
 	status := rd.Status
-	meta := w.finish(rw, c, status)
+	var stBuf [serverTimingSize]byte
+	meta, st := w.finish(c, status, stBuf[:0])
 	meta.MapKeys, meta.SerializeNulls = flags(c)
 	bp := w.pool.Get().(*[]byte)
 	defer w.put(bp)
@@ -190,25 +193,28 @@ func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err err
 	if w.cfg.Always200 {
 		status = http.StatusOK
 	}
-	w.send(rw, status, out)
+	w.send(rw, status, out, st)
 }
 
-// finish records the outcome on c, sets Server-Timing and returns the
-// envelope's meta. totalTime and Server-Timing's total come from one reading.
-func (w *Writer) finish(rw http.ResponseWriter, c *Call, status int) envelope.Meta {
+// serverTimingSize fits the Server-Timing value and the Content-Length
+// digits of any answer shorter than a few hours.
+const serverTimingSize = 112
+
+// finish records the outcome on c and returns the envelope's meta and the
+// Server-Timing value appended to st, for send. totalTime and
+// Server-Timing's total come from one reading.
+func (w *Writer) finish(c *Call, status int, st []byte) (envelope.Meta, []byte) {
 	now := w.cfg.Now()
 	total := w.elapsedAt(c, now)
 	c.Status, c.TotalMillis = status, total
 	up := float64(c.Upstream.Total()) / 1e6
-	var stBuf [96]byte // on the stack: only the final string is allocated
-	st := append(stBuf[:0], "gateway;dur="...)
+	st = append(st, "gateway;dur="...)
 	st = envelope.AppendMillis(st, max(total-up, 0))
 	st = append(st, ", upstream;dur="...)
 	st = envelope.AppendMillis(st, up)
 	st = append(st, ", total;dur="...)
 	st = envelope.AppendMillis(st, total)
-	rw.Header()["Server-Timing"] = []string{string(st)}
-	return envelope.Meta{Time: now, TotalMillis: total, UserID: c.Identity.UserID}
+	return envelope.Meta{Time: now, TotalMillis: total, UserID: c.Identity.UserID}, st
 }
 
 func (w *Writer) elapsed(c *Call) float64 { return w.elapsedAt(c, w.cfg.Now()) }
@@ -222,15 +228,22 @@ func (w *Writer) elapsedAt(c *Call, now time.Time) float64 {
 	return float64(now.Sub(c.Start).Microseconds()) / 1000
 }
 
-func (w *Writer) send(rw http.ResponseWriter, status int, body []byte) {
+// send writes the answer with its headers; timing is the Server-Timing
+// value from finish.
+func (w *Writer) send(rw http.ResponseWriter, status int, body []byte, timing []byte) {
 	h := rw.Header()
-	// One backing array for the three values instead of one each; every
-	// header gets a full slice so an append elsewhere cannot spill over.
-	vals := [...]string{"application/json; charset=utf-8", strconv.Itoa(len(body)), "nosniff"}
+	// Server-Timing and Content-Length are two parts of one string, and the
+	// four values share one backing array, instead of an allocation each;
+	// every header gets a full slice so an append elsewhere cannot spill
+	// over.
+	n := len(timing)
+	both := string(strconv.AppendInt(timing, int64(len(body)), 10))
+	vals := [...]string{"application/json; charset=utf-8", both[n:], "nosniff", both[:n]}
 	shared := vals[:]
 	h["Content-Type"] = shared[0:1:1]
 	h["Content-Length"] = shared[1:2:2]
 	h["X-Content-Type-Options"] = shared[2:3:3]
+	h["Server-Timing"] = shared[3:4:4]
 	rw.WriteHeader(status)
 	_, _ = rw.Write(body)
 }

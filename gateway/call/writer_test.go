@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -90,4 +92,38 @@ func TestSystemMessageAlwaysLogged(t *testing.T) {
 	assert.NotContains(t, rec.Body.String(), "formattedSystemMessage", "hidden from the client by default")
 	assert.Contains(t, logs.String(), `Method: HTTPPOST | Path: /v1/nothing | Body: {\"a\":1}`, "but always in the log")
 	assert.Contains(t, logs.String(), `"level":"INFO"`)
+}
+
+func TestAnswerHeaders(t *testing.T) {
+	t.Parallel()
+	start := time.Unix(1000, 0)
+	w := NewWriter(WriterConfig{Catalog: envelope.NewCatalog(), Now: func() time.Time { return start.Add(1234567 * time.Microsecond) }})
+	tests := []struct {
+		desc  string
+		write func(rw http.ResponseWriter, c *Call)
+	}{
+		{desc: "success", write: func(rw http.ResponseWriter, c *Call) {
+			w.Success(rw, httptest.NewRequest("GET", "/v1/x", nil), c, Result{JSON: []byte(`{"a":1}`)})
+		}},
+		{desc: "raw", write: func(rw http.ResponseWriter, c *Call) {
+			w.Success(rw, httptest.NewRequest("GET", "/v1/x", nil), c, Result{JSON: []byte(`{"a":1}`), Raw: true})
+		}},
+		{desc: "error", write: func(rw http.ResponseWriter, c *Call) {
+			w.Error(rw, httptest.NewRequest("GET", "/v1/x", nil), c, envelope.New(envelope.URLInvalid))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			c := &Call{Start: start}
+			c.Upstream.Add(234 * time.Millisecond)
+			rec := httptest.NewRecorder()
+			tt.write(rec, c)
+			h := rec.Result().Header
+			assert.Equal(t, []string{strconv.Itoa(rec.Body.Len())}, h.Values("Content-Length"))
+			assert.Equal(t, []string{"gateway;dur=1000.567, upstream;dur=234.000, total;dur=1234.567"}, h.Values("Server-Timing"))
+			assert.Equal(t, []string{"application/json; charset=utf-8"}, h.Values("Content-Type"))
+			assert.Equal(t, []string{"nosniff"}, h.Values("X-Content-Type-Options"))
+		})
+	}
 }

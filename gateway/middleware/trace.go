@@ -32,10 +32,12 @@ func Trace(next http.Handler, now func() time.Time) http.Handler {
 			cfg.TraceID = newTraceID()
 		}
 		cfg.SpanID = newSpanID()
-		sc := trace.NewSpanContext(cfg)
-		c.TraceID = sc.TraceID().String()
-		ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
-		prop.Inject(ctx, traceHeaders(rw.Header()))
+		ctx = trace.ContextWithRemoteSpanContext(ctx, trace.NewSpanContext(cfg))
+		// Formatted once: the answer and every upstream call share the
+		// values, and the trace id is a part of traceparent.
+		c.Trace.Capture(ctx)
+		c.TraceID = c.Trace.TraceID()
+		c.Trace.SetOn(rw.Header())
 		next.ServeHTTP(rw, r.WithContext(call.With(ctx, c)))
 	})
 }
@@ -58,23 +60,3 @@ func putUint64(b []byte, v uint64) {
 		b[i] = byte(v >> (56 - 8*i))
 	}
 }
-
-// traceHeaders is a propagation carrier writing the W3C headers under their
-// canonical names directly: http.Header.Set would canonicalise
-// "traceparent" into a new string on every request.
-type traceHeaders http.Header
-
-func (c traceHeaders) Get(key string) string { return http.Header(c).Get(key) }
-
-func (c traceHeaders) Set(key, value string) {
-	switch key {
-	case "traceparent":
-		c["Traceparent"] = []string{value}
-	case "tracestate":
-		c["Tracestate"] = []string{value}
-	default:
-		http.Header(c).Set(key, value)
-	}
-}
-
-func (c traceHeaders) Keys() []string { return propagation.HeaderCarrier(c).Keys() }

@@ -98,7 +98,7 @@ func guard(rt *routes.Route, method string, h call.Handler, defaultMax int64) ca
 		}
 		r.Body = http.MaxBytesReader(nil, r.Body, limit)
 		if opts != (upstreams.CallOptions{}) {
-			r = r.WithContext(upstreams.WithCallOptions(r.Context(), opts))
+			r = call.WithCallOptions(r, c, opts)
 		}
 		return h(r, c)
 	}
