@@ -77,7 +77,7 @@ func Observe(next http.Handler, d ObserveDeps) http.Handler {
 		if dup {
 			d.Metrics.CountDuplicate(route)
 		}
-		text := strconv.Itoa(status)
+		text := statusText(status)
 		if c.CodeID != "" {
 			text += " " + c.CodeID
 		}
@@ -93,4 +93,18 @@ func Observe(next http.Handler, d ObserveDeps) http.Handler {
 				"trace_id", c.TraceID, "user_id", c.Identity.UserID)
 		}
 	})
+}
+
+// statusText is status in decimal; the common successes need no
+// allocation (strconv.Itoa allocates from 100 on).
+func statusText(status int) string {
+	switch status {
+	case http.StatusOK:
+		return "200"
+	case http.StatusCreated:
+		return "201"
+	case http.StatusNoContent:
+		return "204"
+	}
+	return strconv.Itoa(status)
 }

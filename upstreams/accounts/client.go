@@ -32,6 +32,10 @@ type Client struct {
 	base    string
 	doer    upstreams.Doer
 	answers upstreams.Answers
+	// jsonType is the value of Accept and Content-Type, shared by every
+	// request rather than allocated by Header.Set for each: nothing that
+	// sends a request modifies its header values.
+	jsonType []string
 }
 
 // New returns a client of the account controller at baseURL, the service
@@ -39,7 +43,7 @@ type Client struct {
 // appends /api/v1/account/... itself. doer is the shared upstream client in
 // the gateway, a plain *http.Client in tests.
 func New(baseURL string, doer upstreams.Doer) *Client {
-	return &Client{base: strings.TrimRight(baseURL, "/") + "/api/v1/account/", doer: doer}
+	return &Client{base: strings.TrimRight(baseURL, "/") + "/api/v1/account/", doer: doer, jsonType: []string{"application/json"}}
 }
 
 // Page selects a window of the account list. Both fields must be
@@ -169,9 +173,9 @@ func (c *Client) call(ctx context.Context, method, u string, body []byte) (*upst
 	if err != nil {
 		return nil, &upstreams.Error{Upstream: Name, Kind: upstreams.KindFailed, Err: err}
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header["Accept"] = c.jsonType[:1:1]
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header["Content-Type"] = c.jsonType[:1:1]
 	}
 	resp, err := c.doer.Do(req)
 	if err != nil {

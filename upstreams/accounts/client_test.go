@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -302,4 +303,22 @@ func TestClientTransportErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestRequestHeadersCannotSpillIntoEachOther(t *testing.T) {
+	t.Parallel()
+	var headers []http.Header
+	c := New("http://accounts.test", doerFunc(func(r *http.Request) (*http.Response, error) {
+		headers = append(headers, r.Header)
+		r.Header.Add("Accept", "text/plain") // a Doer that extends the header
+		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader(`{"id":"001000000000001AAA"}`))}, nil
+	}))
+	_, err := c.Create(context.Background(), []byte(`{"Name":"A"}`))
+	require.NoError(t, err)
+	_, err = c.Create(context.Background(), []byte(`{"Name":"B"}`))
+	require.NoError(t, err)
+	require.Len(t, headers, 2)
+	assert.Equal(t, []string{"application/json", "text/plain"}, headers[0]["Accept"])
+	assert.Equal(t, []string{"application/json", "text/plain"}, headers[1]["Accept"], "the first request's Add did not reach the second")
+	assert.Equal(t, []string{"application/json"}, headers[1]["Content-Type"])
 }
