@@ -32,7 +32,7 @@ func readResponse(br *bufio.Reader, req *http.Request) (*http.Response, answerBo
 	if err != nil {
 		return nil, answerBody{}, err
 	}
-	resp, err := parseHead(head, req)
+	resp, seen, err := parseHead(head, req)
 	if err != nil {
 		return nil, answerBody{}, err
 	}
@@ -40,7 +40,7 @@ func readResponse(br *bufio.Reader, req *http.Request) (*http.Response, answerBo
 	if req != nil && req.Method != "" {
 		method = req.Method
 	}
-	ab, err := frame(resp, method, br)
+	ab, err := frame(resp, seen, method, br)
 	if err != nil {
 		return nil, answerBody{}, err
 	}
@@ -127,25 +127,27 @@ func readError(err error) error {
 // field-value characters, obsolete line folding is refused (RFC 9112 lets a
 // client refuse it), and so is whitespace before a field's colon (RFC 9112
 // says a proxy must remove it, so it cannot pass it on).
-func parseHead(head string, req *http.Request) (*http.Response, error) {
+func parseHead(head string, req *http.Request) (*http.Response, framingFields, error) {
 	line, rest := nextLine(head)
 	resp := &http.Response{Request: req}
 	if err := parseStatusLine(line, resp); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	h, err := parseFields(rest)
+	h, seen, err := parseFields(rest)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	// RFC 9111: "Pragma: no-cache" counts as "Cache-Control: no-cache",
 	// which net/http makes visible.
-	if hp, ok := h["Pragma"]; ok && len(hp) > 0 && hp[0] == "no-cache" {
-		if _, ok := h["Cache-Control"]; !ok {
-			h["Cache-Control"] = []string{"no-cache"}
+	if seen&fieldPragma != 0 {
+		if hp := h["Pragma"]; len(hp) > 0 && hp[0] == "no-cache" {
+			if _, ok := h["Cache-Control"]; !ok {
+				h["Cache-Control"] = []string{"no-cache"}
+			}
 		}
 	}
 	resp.Header = h
-	return resp, nil
+	return resp, seen, nil
 }
 
 // nextLine splits s after its first line, whose end ("\n" or "\r\n") is
@@ -174,30 +176,59 @@ func parseStatusLine(line string, resp *http.Response) error {
 	return nil
 }
 
+// framingFields notes which of the fields framing reads a head has, so
+// that framing looks up only those: a map lookup hashes its key.
+type framingFields uint8
+
+const (
+	fieldConnection framingFields = 1 << iota
+	fieldContentLength
+	fieldTransferEncoding
+	fieldTrailer
+	fieldPragma
+)
+
+func framingField(key string) framingFields {
+	switch key {
+	case "Connection":
+		return fieldConnection
+	case "Content-Length":
+		return fieldContentLength
+	case "Transfer-Encoding":
+		return fieldTransferEncoding
+	case "Trailer":
+		return fieldTrailer
+	case "Pragma":
+		return fieldPragma
+	}
+	return 0
+}
+
 // parseFields parses field lines up to the blank line ending text, into a
 // header sized for them. Keys already canonical and all values are slices
 // of text; each key's first value shares one backing array.
-func parseFields(text string) (http.Header, error) {
+func parseFields(text string) (http.Header, framingFields, error) {
 	n := strings.Count(text, "\n") - 1
 	h := make(http.Header, n)
 	strs := make([]string, n)
+	var seen framingFields
 	for {
 		line, rest := nextLine(text)
 		text = rest
 		if line == "" {
-			return h, nil
+			return h, seen, nil
 		}
 		if line[0] == ' ' || line[0] == '\t' {
-			return nil, fmt.Errorf("%w: folded field line %q", ErrMalformedAnswer, line)
+			return nil, 0, fmt.Errorf("%w: folded field line %q", ErrMalformedAnswer, line)
 		}
 		colon := strings.IndexByte(line, ':')
 		if colon < 0 {
-			return nil, fmt.Errorf("%w: field line %q", ErrMalformedAnswer, line)
+			return nil, 0, fmt.Errorf("%w: field line %q", ErrMalformedAnswer, line)
 		}
 		key, ok := canonicalKey(line[:colon])
 		value := trimOWS(line[colon+1:])
 		if !ok || !validValue(value) {
-			return nil, fmt.Errorf("%w: field line %q", ErrMalformedAnswer, line)
+			return nil, 0, fmt.Errorf("%w: field line %q", ErrMalformedAnswer, line)
 		}
 		if vv, seen := h[key]; seen {
 			h[key] = append(vv, value)
@@ -205,6 +236,7 @@ func parseFields(text string) (http.Header, error) {
 		}
 		// Capacity one, so a second value never writes into the next
 		// key's element.
+		seen |= framingField(key)
 		vv := strs[:1:1]
 		strs = strs[1:]
 		vv[0] = value

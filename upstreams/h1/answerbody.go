@@ -98,7 +98,7 @@ func readTrailer(br *bufio.Reader, resp *http.Response) error {
 	if err != nil {
 		return err
 	}
-	fields, err := parseFields(text)
+	fields, _, err := parseFields(text)
 	if err != nil {
 		return err
 	}

@@ -16,15 +16,20 @@ import (
 // header the framing fields it consumed: Transfer-Encoding, a
 // Content-Length overridden by chunked, a declared Trailer, and on
 // HTTP/1.1 "Connection: close".
-func frame(resp *http.Response, method string, br *bufio.Reader) (answerBody, error) {
+func frame(resp *http.Response, seen framingFields, method string, br *bufio.Reader) (answerBody, error) {
 	h := resp.Header
-	resp.Close = shouldClose(resp.ProtoMinor, h)
+	var conn []string
+	if seen&fieldConnection != 0 {
+		conn = h["Connection"]
+	}
+	resp.Close = shouldClose(resp.ProtoMinor, conn, h)
 
 	// Only one Transfer-Encoding, "chunked", as net/http (and nginx)
 	// accept: anything else is where request smuggling hides. HTTP/1.0
 	// has no transfer codings; the field is ignored there.
 	chunked := false
-	if te, ok := h["Transfer-Encoding"]; ok {
+	if seen&fieldTransferEncoding != 0 {
+		te := h["Transfer-Encoding"]
 		delete(h, "Transfer-Encoding")
 		if resp.ProtoMinor >= 1 {
 			if len(te) != 1 || !asciiEqualFold(te[0], "chunked") {
@@ -35,18 +40,23 @@ func frame(resp *http.Response, method string, br *bufio.Reader) (answerBody, er
 		}
 	}
 
-	length, err := answerLength(resp.StatusCode, method, h, chunked)
+	var lens []string
+	if seen&fieldContentLength != 0 {
+		lens = h["Content-Length"]
+	}
+	length, err := answerLength(resp.StatusCode, method, h, lens, chunked)
 	if err != nil {
 		return answerBody{}, err
 	}
 	resp.ContentLength = length
 	if method == http.MethodHead {
 		// A HEAD answer's Content-Length is the one a GET would have.
-		if resp.ContentLength, err = parseContentLength(h["Content-Length"]); err != nil {
+		// (answerLength left its one value in lens[0] when there are several.)
+		if resp.ContentLength, err = parseContentLength(lens); err != nil {
 			return answerBody{}, err
 		}
 	}
-	if chunked {
+	if chunked && seen&fieldTrailer != 0 {
 		if resp.Trailer, err = declaredTrailer(h); err != nil {
 			return answerBody{}, err
 		}
@@ -67,10 +77,10 @@ func frame(resp *http.Response, method string, br *bufio.Reader) (answerBody, er
 	return answerBody{br: br, mode: bodyUntilClose}, nil
 }
 
-// shouldClose reports whether the connection ends with this answer, and
-// drops an HTTP/1.1 "Connection: close" from h, as net/http does.
-func shouldClose(minor int, h http.Header) bool {
-	conn := h["Connection"]
+// shouldClose reports whether the connection ends with this answer, from
+// its Connection values, and drops an HTTP/1.1 "Connection: close" from h,
+// as net/http does.
+func shouldClose(minor int, conn []string, h http.Header) bool {
 	hasClose := containsToken(conn, "close")
 	if minor == 0 {
 		return hasClose || !containsToken(conn, "keep-alive")
@@ -84,8 +94,7 @@ func shouldClose(minor int, h http.Header) bool {
 // answerLength is the body's length, -1 for chunked or until the close, as
 // net/http's fixLength decides it; repeated equal Content-Length values are
 // merged into one, differing ones are an error.
-func answerLength(status int, method string, h http.Header, chunked bool) (int64, error) {
-	lens := h["Content-Length"]
+func answerLength(status int, method string, h http.Header, lens []string, chunked bool) (int64, error) {
 	if len(lens) > 1 {
 		for _, v := range lens[1:] {
 			if v != lens[0] {
