@@ -18,7 +18,6 @@ package metrics
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -57,10 +56,10 @@ type Metrics struct {
 
 	reloads *prometheus.CounterVec
 
-	// requests caches the observers of each label combination so the
-	// request path does no label hashing and no allocation once warm.
-	requestsMu sync.RWMutex
-	requests   map[requestKey]*requestObservers
+	// requests and calls cache the observers of each label combination so
+	// the request path does no label hashing and no allocation once warm.
+	requests *observerCache[requestKey, *requestObservers]
+	calls    *observerCache[callKey, callObservers]
 }
 
 // latencyBuckets spans 1 ms to 10 s: below a millisecond the gateway's own
@@ -141,7 +140,8 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 			Name:      "config_reloads_total",
 			Help:      "Configuration reload attempts by result (success, failure).",
 		}, []string{"result"}),
-		requests: make(map[requestKey]*requestObservers),
+		requests: newObserverCache[requestKey, *requestObservers](),
+		calls:    newObserverCache[callKey, callObservers](),
 	}
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: namespace,

@@ -15,12 +15,6 @@ const (
 	phaseUpstream = "upstream"
 )
 
-// maxCachedRequestLabels bounds the observer cache. Labels are bounded by
-// construction (templates x methods x statuses x versions), so this is only
-// a backstop: past it, observations still count, through the slower
-// uncached path.
-const maxCachedRequestLabels = 8192
-
 // requestKey is one label combination of the request histogram as the
 // caller passed it, before normalisation, so a hit costs one map lookup.
 type requestKey struct {
@@ -63,7 +57,7 @@ func (o *requestObservers) upstreamObserver(h *prometheus.HistogramVec) promethe
 //
 // Allocation-free once a label combination has been seen.
 func (m *Metrics) ObserveRequest(route, method, version string, status int, total, upstream time.Duration) {
-	obs := m.requestObservers(requestKey{route: route, method: method, version: version, status: status})
+	obs := m.requests.get(requestKey{route: route, method: method, version: version, status: status}, m.newRequestObservers)
 	obs.total.Observe(total.Seconds())
 	gateway := total - upstream
 	if gateway < 0 {
@@ -73,24 +67,6 @@ func (m *Metrics) ObserveRequest(route, method, version string, status int, tota
 	if upstream > 0 {
 		obs.upstreamObserver(m.requestDuration).Observe(upstream.Seconds())
 	}
-}
-
-func (m *Metrics) requestObservers(k requestKey) *requestObservers {
-	m.requestsMu.RLock()
-	obs, ok := m.requests[k]
-	m.requestsMu.RUnlock()
-	if ok {
-		return obs
-	}
-	obs = m.newRequestObservers(k)
-	m.requestsMu.Lock()
-	if cached, ok := m.requests[k]; ok {
-		obs = cached
-	} else if len(m.requests) < maxCachedRequestLabels {
-		m.requests[k] = obs
-	}
-	m.requestsMu.Unlock()
-	return obs
 }
 
 func (m *Metrics) newRequestObservers(k requestKey) *requestObservers {

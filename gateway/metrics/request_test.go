@@ -68,15 +68,15 @@ func TestObserveRequestConcurrent(t *testing.T) {
 func TestObserveRequestBeyondTheCacheStillCounts(t *testing.T) {
 	t.Parallel()
 	m, _ := newTestMetrics(t)
-	for i := range maxCachedRequestLabels + 10 {
+	for i := range maxCachedLabels + 10 {
 		m.ObserveRequest(fmt.Sprintf("/{version}/r%d", i), "GET", "v1", 200, time.Millisecond, 0)
 	}
-	m.requestsMu.RLock()
-	cached := len(m.requests)
-	m.requestsMu.RUnlock()
-	assert.Equal(t, maxCachedRequestLabels, cached)
+	m.requests.mu.RLock()
+	cached := len(m.requests.m)
+	m.requests.mu.RUnlock()
+	assert.Equal(t, maxCachedLabels, cached)
 
-	last := fmt.Sprintf("/{version}/r%d", maxCachedRequestLabels+9)
+	last := fmt.Sprintf("/{version}/r%d", maxCachedLabels+9)
 	m.ObserveRequest(last, "GET", "v1", 200, time.Millisecond, 0)
 	h, err := m.requestDuration.GetMetricWithLabelValues(last, "GET", "200", "v1", phaseTotal)
 	require.NoError(t, err)

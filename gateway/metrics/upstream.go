@@ -1,15 +1,37 @@
 package metrics
 
-import "time"
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// callKey is one label combination of the upstream call metrics as the
+// caller passed it.
+type callKey struct{ upstream, outcome string }
+
+type callObservers struct {
+	calls    prometheus.Counter
+	duration prometheus.Observer
+}
 
 // CallDone records one finished upstream call, retries included, with its
 // outcome: "success" or an upstreams.Kind's String() ("rejected", "failed",
 // "timeout", "open", ...). upstream is the configured upstream name. With
 // BreakerChanged it makes *Metrics an upstreams.Observer.
+// Allocation-free once a combination has been seen.
 func (m *Metrics) CallDone(upstream, outcome string, d time.Duration) {
-	upstream, outcome = normalizeName(upstream), normalizeName(outcome)
-	m.upstreamCalls.WithLabelValues(upstream, outcome).Inc()
-	m.upstreamDuration.WithLabelValues(upstream, outcome).Observe(d.Seconds())
+	obs := m.calls.get(callKey{upstream, outcome}, m.newCallObservers)
+	obs.calls.Inc()
+	obs.duration.Observe(d.Seconds())
+}
+
+func (m *Metrics) newCallObservers(k callKey) callObservers {
+	upstream, outcome := normalizeName(k.upstream), normalizeName(k.outcome)
+	return callObservers{
+		calls:    m.upstreamCalls.WithLabelValues(upstream, outcome),
+		duration: m.upstreamDuration.WithLabelValues(upstream, outcome),
+	}
 }
 
 // BreakerChanged records a breaker transition and sets the upstream's state
