@@ -143,13 +143,16 @@ func (c *conn) readRequest() (*http.Request, bool) {
 		// the head is still on its way: bound the wait for the rest
 		_ = c.rwc.SetReadDeadline(deadline(start, o.ReadHeaderTimeout))
 	}
-	req, err := http.ReadRequest(c.br)
+	req, err := readRequest(c.br)
 	tooLarge := c.cr.hitLimit // before limit clears it
 	c.cr.limit(-1)
 	if err != nil {
 		switch {
 		case tooLarge:
 			c.reject(http.StatusRequestHeaderFieldsTooLarge, "")
+		case errors.Is(err, errMalformed):
+			// first: a bad target's *url.Error would pass for a net.Error
+			c.reject(http.StatusBadRequest, "")
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), isNetError(err):
 			// the client left or stalled; nobody to answer
 		default:
@@ -193,8 +196,8 @@ func isNetError(err error) bool {
 
 // checkRequest applies the checks net/http's server makes beyond parsing:
 // HTTP/1.x only, a valid Host (required from HTTP/1.1 on), valid field
-// names. It returns what is wrong, or "". One difference: http.ReadRequest
-// drops the Host field once it has set req.Host, so a request in absolute
+// names. It returns what is wrong, or "". One difference: readRequest, like
+// http.ReadRequest, drops the Host field once it has set req.Host, so a request in absolute
 // form (GET http://host/path) is checked on its target's host, and served
 // without a Host field where net/http answers 400; RFC 9112 (3.2.2) has the
 // target's host prevail over the field anyway.

@@ -10,8 +10,13 @@
 // handler set none), and the response writer, its header map and the
 // request reader are reused from one request to the next on a connection.
 //
-// What it keeps from net/http: request parsing (http.ReadRequest, with the
-// same Host and header checks as net/http's server), the header size limit
+// It parses request heads itself, into one string that the header's keys
+// and values slice, accepting and framing exactly what http.ReadRequest
+// does (stricter only on folded field lines and a space before a field's
+// colon, which no conforming client sends).
+//
+// What it keeps from net/http: request acceptance (the same Host and header
+// checks as net/http's server, and its body framing), the header size limit
 // (431), 100-continue, pipelining, draining of unread request bodies (up to
 // 256 KiB, then the connection closes), chunked answers when a streamed
 // answer has no Content-Length, HEAD, the four timeouts, Flush and
