@@ -7,9 +7,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
-
-	"github.com/restgate/gateway/upstreams/h1"
 )
 
 // Client is the one way the gateway calls a backend. Each configured
@@ -24,11 +23,14 @@ type Client struct {
 	given     Settings
 	s         Settings
 	creds     credentials
-	transport *h1.Transport
-	breaker   *breaker
-	bulkhead  *bulkhead
-	retry     *retrier
-	obs       Observer
+	transport transport
+	// bounded is transport when it bounds a call by a deadline itself, so
+	// that a call needs no timer context; nil otherwise.
+	bounded  deadlineTransport
+	breaker  *breaker
+	bulkhead *bulkhead
+	retry    *retrier
+	obs      Observer
 }
 
 // NewClient builds the client of upstream name. s is validated (the errors
@@ -44,7 +46,7 @@ func NewClient(name string, s Settings, obs Observer) (*Client, error) {
 	}
 	d := s.WithDefaults()
 	seed := uint64(time.Now().UnixNano())
-	return &Client{
+	c := &Client{
 		name:      name,
 		given:     s,
 		s:         d,
@@ -54,7 +56,9 @@ func NewClient(name string, s Settings, obs Observer) (*Client, error) {
 		bulkhead:  newBulkhead(d.MaxConcurrent),
 		retry:     newRetrier(d.Retry, rand.NewPCG(seed, seed>>1|1)),
 		obs:       obs,
-	}, nil
+	}
+	c.bounded, _ = c.transport.(deadlineTransport)
+	return c, nil
 }
 
 // Name is the upstream's configured name.
@@ -90,7 +94,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	if timeout <= 0 {
 		timeout = c.s.Timeout
 	}
-	k.ctx, k.cancel = context.WithTimeout(k.parent, timeout)
+	k.bound(timeout)
 	c.retry.onCall()
 
 	resp, done, err := k.send(req, opts.NoRetry)
@@ -108,17 +112,62 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// call is one Do: the caller's context, the call's own bounded one, and
-// what must be released when it ends.
+// call is one Do: the caller's context, the call's bound, and what must
+// be released when it ends.
 type call struct {
 	c      *Client
 	parent context.Context
-	ctx    context.Context
-	cancel context.CancelFunc
-	start  time.Time
+	// ctx is the attempts' context: parent itself when the transport
+	// enforces deadline, otherwise parent bounded by the call timeout and
+	// released by cancel.
+	ctx      context.Context
+	cancel   context.CancelFunc
+	deadline time.Time
+	// ended is set when the call ends without a timer context, which would
+	// otherwise be cancelled then.
+	ended atomic.Bool
+	start time.Time
 	// body is the answer's Body, kept here so that a call is one
 	// allocation.
 	body body
+}
+
+// bound sets the call's deadline, timeout from its start or the caller's
+// own when that is earlier. Only a transport that cannot enforce it gets a
+// timer context: with one that can, a call sets and stops no timer.
+func (k *call) bound(timeout time.Duration) {
+	if k.c.bounded == nil {
+		k.ctx, k.cancel = context.WithTimeout(k.parent, timeout)
+		k.deadline, _ = k.ctx.Deadline()
+		return
+	}
+	k.ctx = k.parent
+	k.deadline = k.start.Add(timeout)
+	if d, ok := k.parent.Deadline(); ok && d.Before(k.deadline) {
+		k.deadline = d
+	}
+}
+
+// expired reports whether the call's bound has passed: the caller went
+// away, the deadline passed, or the call already ended.
+func (k *call) expired() bool {
+	if k.cancel != nil {
+		return k.ctx.Err() != nil
+	}
+	return k.parent.Err() != nil || k.ended.Load() || !time.Now().Before(k.deadline)
+}
+
+// classify is the *Error of an attempt or of reading its body.
+func (k *call) classify(err error) *Error {
+	return classifyCall(k.c.name, k.parent, k.expired(), err)
+}
+
+// roundTrip sends one attempt's request.
+func (k *call) roundTrip(out *http.Request) (*http.Response, error) {
+	if k.cancel == nil {
+		return k.c.bounded.RoundTripBy(out, k.deadline)
+	}
+	return k.c.transport.RoundTrip(out)
 }
 
 // send runs the attempts. On success done reports the attempt's outcome to
@@ -147,10 +196,10 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		}
 		prepare(k.parent, out.Header, c.creds)
 
-		resp, err := c.transport.RoundTrip(out)
+		resp, err := k.roundTrip(out)
 		switch {
 		case err != nil:
-			last = classify(c.name, k.parent, k.ctx, err)
+			last = k.classify(err)
 		case resp.StatusCode >= http.StatusInternalServerError:
 			last = statusError(c.name, resp)
 		default:
@@ -159,11 +208,11 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		done(last)
 
 		retryable := last.Kind == KindFailed && (last.Status == 0 || retryableStatus(last.Status)) ||
-			last.Kind == KindTimeout && k.ctx.Err() == nil
+			last.Kind == KindTimeout && !k.expired()
 		if !canRetry || !retryable || attempt >= c.retry.attempts || !c.retry.spend() {
 			return nil, nil, last
 		}
-		if !sleep(k.ctx, c.retry.delay(attempt)) {
+		if !sleepUntil(k.ctx, k.deadline, c.retry.delay(attempt)) {
 			if errors.Is(k.parent.Err(), context.Canceled) {
 				return nil, nil, &Error{Upstream: c.name, Kind: KindCanceled, Err: k.parent.Err()}
 			}
@@ -190,7 +239,11 @@ func (k *call) outgoing(req *http.Request) *http.Request {
 // end releases the call's resources and reports it; err nil is an answer
 // with status.
 func (k *call) end(err *Error, status int) {
-	k.cancel()
+	if k.cancel != nil {
+		k.cancel()
+	} else {
+		k.ended.Store(true)
+	}
 	k.c.bulkhead.release()
 	switch {
 	case err != nil:
@@ -226,7 +279,7 @@ func (b *body) Read(p []byte) (int, error) {
 	case errors.Is(err, io.EOF):
 		b.finish(nil)
 	default:
-		e := classify(b.k.c.name, b.k.parent, b.k.ctx, err)
+		e := b.k.classify(err)
 		b.finish(e)
 		return n, e
 	}
@@ -257,44 +310,3 @@ func closeRequestBody(req *http.Request) {
 		_ = req.Body.Close()
 	}
 }
-
-// StatusFor maps an error of a call to the status the gateway answers with,
-// in one place: KindCanceled 499 (logged only; the client is gone),
-// KindTimeout 504, KindOpen and KindBulkheadFull 503, KindRejected the
-// backend's status, everything else 502. nil is 200.
-func StatusFor(err error) int {
-	if err == nil {
-		return http.StatusOK
-	}
-	if ue := AsError(err); ue != nil {
-		switch ue.Kind {
-		case KindCanceled:
-			return StatusClientClosedRequest
-		case KindTimeout:
-			return http.StatusGatewayTimeout
-		case KindOpen, KindBulkheadFull:
-			return http.StatusServiceUnavailable
-		case KindRejected:
-			if ue.Status >= 400 && ue.Status < 500 {
-				return ue.Status
-			}
-		}
-		return http.StatusBadGateway
-	}
-	switch {
-	case errors.Is(err, context.Canceled):
-		return StatusClientClosedRequest
-	case errors.Is(err, context.DeadlineExceeded):
-		return http.StatusGatewayTimeout
-	}
-	return http.StatusBadGateway
-}
-
-// StatusClientClosedRequest is nginx's 499: the client went away before the
-// answer. It is logged and counted, never sent.
-const StatusClientClosedRequest = 499
-
-type nopObserver struct{}
-
-func (nopObserver) CallDone(string, string, time.Duration) {}
-func (nopObserver) BreakerChanged(string, string, string)  {}

@@ -117,7 +117,15 @@ func backoffCeiling(backoff time.Duration, n int) time.Duration {
 // sleep waits d unless ctx ends first or its deadline would pass before
 // the retry could even start; false means do not retry.
 func sleep(ctx context.Context, d time.Duration) bool {
-	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= d {
+	deadline, _ := ctx.Deadline()
+	return sleepUntil(ctx, deadline, d)
+}
+
+// sleepUntil is sleep bounded by deadline (zero: none) rather than by
+// ctx's own, for a call that has no timer context: the backoff's timer is
+// the only one such a call sets.
+func sleepUntil(ctx context.Context, deadline time.Time, d time.Duration) bool {
+	if !deadline.IsZero() && time.Until(deadline) <= d {
 		return false
 	}
 	if d <= 0 {

@@ -248,3 +248,30 @@ func TestSleep(t *testing.T) {
 		})
 	}
 }
+
+func TestSleepUntil(t *testing.T) {
+	t.Parallel()
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	live := context.Background()
+	tests := []struct {
+		desc     string
+		ctx      context.Context
+		deadline time.Time
+		d        time.Duration
+		want     bool
+	}{
+		{desc: "no deadline, short wait", ctx: live, d: time.Millisecond, want: true},
+		{desc: "wait within the deadline", ctx: live, deadline: time.Now().Add(time.Hour), d: time.Millisecond, want: true},
+		{desc: "wait would outlive the deadline", ctx: live, deadline: time.Now().Add(time.Hour), d: 2 * time.Hour},
+		{desc: "deadline passed, no wait", ctx: live, deadline: time.Now().Add(-time.Second), d: 0},
+		{desc: "caller gone", ctx: cancelled, deadline: time.Now().Add(2 * time.Hour), d: time.Hour},
+		{desc: "caller gone, no wait", ctx: cancelled, d: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, sleepUntil(tt.ctx, tt.deadline, tt.d))
+		})
+	}
+}

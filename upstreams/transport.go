@@ -123,11 +123,17 @@ func prepare(ctx context.Context, h http.Header, creds credentials) {
 // client's *Error. parent is the caller's context, ctx the call's own,
 // bounded by the call timeout.
 func classify(upstream string, parent, ctx context.Context, err error) *Error {
+	return classifyCall(upstream, parent, ctx.Err() != nil, err)
+}
+
+// classifyCall is classify for a call whose own bound is known to have
+// passed (expired) or not, with or without a context of its own.
+func classifyCall(upstream string, parent context.Context, expired bool, err error) *Error {
 	kind := KindFailed
 	switch {
 	case errors.Is(parent.Err(), context.Canceled):
 		kind = KindCanceled
-	case ctx.Err() != nil:
+	case expired:
 		kind = KindTimeout
 	case isTimeout(err):
 		kind = KindTimeout

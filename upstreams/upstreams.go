@@ -32,6 +32,21 @@ type Doer interface {
 	Do(req *http.Request) (*http.Response, error)
 }
 
+// transport is what a Client sends its attempts through.
+type transport interface {
+	http.RoundTripper
+	CloseIdleConnections()
+}
+
+// deadlineTransport is a transport that bounds an exchange and the
+// reading of its answer's body by a deadline without a timer context (as
+// *h1.Transport does with socket deadlines), failing past it with an error
+// for which errors.Is(err, context.DeadlineExceeded) holds. Cancellation
+// still comes from the request's context.
+type deadlineTransport interface {
+	RoundTripBy(req *http.Request, deadline time.Time) (*http.Response, error)
+}
+
 // Kind classifies an upstream failure; the gateway derives the client's
 // status from it.
 type Kind int
@@ -209,3 +224,44 @@ type Observer interface {
 	// "half-open" and "open".
 	BreakerChanged(upstream, from, to string)
 }
+
+type nopObserver struct{}
+
+func (nopObserver) CallDone(string, string, time.Duration) {}
+func (nopObserver) BreakerChanged(string, string, string)  {}
+
+// StatusFor maps an error of a call to the status the gateway answers with,
+// in one place: KindCanceled 499 (logged only; the client is gone),
+// KindTimeout 504, KindOpen and KindBulkheadFull 503, KindRejected the
+// backend's status, everything else 502. nil is 200.
+func StatusFor(err error) int {
+	if err == nil {
+		return http.StatusOK
+	}
+	if ue := AsError(err); ue != nil {
+		switch ue.Kind {
+		case KindCanceled:
+			return StatusClientClosedRequest
+		case KindTimeout:
+			return http.StatusGatewayTimeout
+		case KindOpen, KindBulkheadFull:
+			return http.StatusServiceUnavailable
+		case KindRejected:
+			if ue.Status >= 400 && ue.Status < 500 {
+				return ue.Status
+			}
+		}
+		return http.StatusBadGateway
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return StatusClientClosedRequest
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusGatewayTimeout
+	}
+	return http.StatusBadGateway
+}
+
+// StatusClientClosedRequest is nginx's 499: the client went away before the
+// answer. It is logged and counted, never sent.
+const StatusClientClosedRequest = 499

@@ -41,12 +41,13 @@ func (c *conn) close() { _ = c.nc.Close() }
 // A deadline in the past wakes a blocked read or write at once.
 func (c *conn) interrupt() { _ = c.nc.SetDeadline(time.Unix(1, 0)) }
 
-// roundTrip writes req and reads the answer's headers. stale reports a
+// roundTrip writes req and reads the answer's headers, the exchange and
+// its body bounded by deadline (zero: unbounded) through the connection's
+// deadlines and interrupted when req's context ends. stale reports a
 // failure that left the request unanswered and may be sent again: the
 // connection broke before a byte came back.
-func (c *conn) roundTrip(req *http.Request, headerTimeout time.Duration) (resp *http.Response, stale bool, err error) {
+func (c *conn) roundTrip(req *http.Request, deadline time.Time, headerTimeout time.Duration) (resp *http.Response, stale bool, err error) {
 	ctx := req.Context()
-	deadline, _ := ctx.Deadline()
 	readBy := deadline
 	if headerTimeout > 0 {
 		if h := time.Now().Add(headerTimeout); readBy.IsZero() || h.Before(readBy) {
@@ -56,7 +57,10 @@ func (c *conn) roundTrip(req *http.Request, headerTimeout time.Duration) (resp *
 	// Deadlines are set before interrupt can run, so that they never
 	// overwrite the past deadline with which it ends the exchange.
 	c.setDeadlines(deadline, readBy)
-	stop := context.AfterFunc(ctx, c.interrupt)
+	stop := neverStopped
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, c.interrupt)
+	}
 
 	werr := writeRequest(c.bw, req)
 	if werr == nil {
@@ -97,6 +101,10 @@ func (c *conn) roundTrip(req *http.Request, headerTimeout time.Duration) (resp *
 	resp.Body = b
 	return resp, false, nil
 }
+
+// neverStopped stands for context.AfterFunc's stop of a context that
+// cannot end, which would allocate for nothing.
+func neverStopped() bool { return true }
 
 // setDeadlines sets the write and read deadlines that differ from those
 // already set, in one call when both change to the same instant.

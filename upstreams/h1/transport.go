@@ -20,6 +20,7 @@ package h1
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -98,29 +99,103 @@ func (t *Transport) CloseIdleConnections() {
 
 // RoundTrip implements http.RoundTripper. A kept-alive connection the
 // server closed while it was idle is found when nothing comes back, and the
-// request is sent once more on a new connection.
+// request is sent once more on a new connection. The deadline of the
+// request's context, if any, bounds the exchange and the reading of the
+// answer's body.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !t.takes(req) {
 		return t.opts.Fallback.RoundTrip(req)
 	}
+	deadline, _ := req.Context().Deadline()
+	return t.exchange(req, deadline)
+}
+
+// RoundTripBy is RoundTrip with the exchange and the reading of the
+// answer's body bounded by deadline (zero: no bound beyond the context's),
+// or by the deadline of the request's context when that is earlier. It
+// spares the caller a timer context of its own: a request run here is
+// bounded by socket deadlines, so a call costs no timer, and only the end
+// of the request's context (its cancellation) interrupts it early. A
+// request passed to Options.Fallback gets a context with the deadline,
+// released when its answer's body ends (EOF, a read error or Close) or at
+// once when it has none. Past the deadline a read fails with an error for
+// which errors.Is(err, context.DeadlineExceeded) holds.
+func (t *Transport) RoundTripBy(req *http.Request, deadline time.Time) (*http.Response, error) {
+	if d, ok := req.Context().Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+		deadline = d
+	}
+	if !t.takes(req) {
+		return t.fallbackBy(req, deadline)
+	}
+	return t.exchange(req, deadline)
+}
+
+// exchange runs req here, bounded by deadline (zero: unbounded).
+func (t *Transport) exchange(req *http.Request, deadline time.Time) (*http.Response, error) {
 	addr := hostPort(req.URL)
 	for attempt := 0; ; attempt++ {
-		c, reused, err := t.conn(req, addr)
+		c, reused, err := t.conn(req, addr, deadline)
 		if err != nil {
 			closeBody(req)
 			return nil, err
 		}
-		resp, stale, err := c.roundTrip(req, t.opts.ResponseHeaderTimeout)
+		resp, stale, err := c.roundTrip(req, deadline, t.opts.ResponseHeaderTimeout)
 		if err == nil {
 			return resp, nil
 		}
-		if !stale || !reused || attempt > 0 || req.Context().Err() != nil {
+		if !stale || !reused || attempt > 0 || req.Context().Err() != nil || passed(deadline) {
 			return nil, err
 		}
 		if req, err = rewind(req); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// fallbackBy hands req to the fallback under a context bounded by
+// deadline, which the fallback enforces itself.
+func (t *Transport) fallbackBy(req *http.Request, deadline time.Time) (*http.Response, error) {
+	if deadline.IsZero() {
+		return t.opts.Fallback.RoundTrip(req)
+	}
+	ctx, cancel := context.WithDeadline(req.Context(), deadline)
+	resp, err := t.opts.Fallback.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if resp.Body == nil || resp.Body == http.NoBody {
+		cancel()
+		return resp, nil
+	}
+	resp.Body = &releasingBody{ReadCloser: resp.Body, release: cancel}
+	return resp, nil
+}
+
+// releasingBody releases the context of a fallback exchange when the
+// answer's body ends, as the caller's own timer context would be.
+type releasingBody struct {
+	io.ReadCloser
+	release context.CancelFunc
+}
+
+func (b *releasingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.release()
+	}
+	return n, err
+}
+
+func (b *releasingBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.release()
+	return err
+}
+
+// passed reports whether deadline is set and is not in the future.
+func passed(deadline time.Time) bool {
+	return !deadline.IsZero() && !time.Now().Before(deadline)
 }
 
 // takes reports whether req runs here rather than on the fallback.
@@ -146,19 +221,30 @@ func (t *Transport) takes(req *http.Request) bool {
 // is first checked for a close by the server when it sat idle for a while,
 // or when req cannot be sent twice: a dead one is dropped before anything
 // is written to it.
-func (t *Transport) conn(req *http.Request, addr string) (c *conn, reused bool, err error) {
+func (t *Transport) conn(req *http.Request, addr string, deadline time.Time) (c *conn, reused bool, err error) {
 	for c = t.pool.get(addr); c != nil; c = t.pool.get(addr) {
 		if (time.Since(c.idleSince) <= checkAfter && replayable(req)) || alive(c.nc) {
 			return c, true, nil
 		}
 		c.close()
 	}
-	ctx := req.Context()
-	nc, err := t.opts.Dial(ctx, "tcp", addr)
+	nc, err := t.dial(req.Context(), addr, deadline)
 	if err != nil {
 		return nil, false, err
 	}
 	return newConn(nc, addr, t.pool), false, nil
+}
+
+// dial opens a connection within deadline. Only a context without that
+// deadline already gets a timer of its own: dialing is the rare path of a
+// pooled transport.
+func (t *Transport) dial(ctx context.Context, addr string, deadline time.Time) (net.Conn, error) {
+	if d, ok := ctx.Deadline(); !deadline.IsZero() && (!ok || deadline.Before(d)) {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	return t.opts.Dial(ctx, "tcp", addr)
 }
 
 // rewind returns req with a fresh body for a second send.
