@@ -19,10 +19,12 @@ func alive(nc net.Conn) bool {
 	}
 	var buf [1]byte
 	open := false
-	err = raw.Read(func(fd uintptr) bool {
+	// Control, not Read: it neither waits for readiness nor checks the
+	// deadline the connection's last exchange left behind, which may have
+	// passed while the connection sat idle.
+	err = raw.Control(func(fd uintptr) {
 		_, _, rerr := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		open = errors.Is(rerr, syscall.EAGAIN)
-		return true // never wait for readiness
 	})
 	return err == nil && open
 }
