@@ -2,10 +2,10 @@ package h1
 
 import (
 	"bufio"
-	"bytes"
-	"errors"
 	"io"
 	"net/http"
+
+	"github.com/restgate/gateway/upstreams/h1/wire"
 )
 
 // bodyMode is how an answer's body is delimited.
@@ -16,13 +16,6 @@ const (
 	bodyLength
 	bodyChunked
 	bodyUntilClose
-)
-
-// errTrailerEOF and errLongTrailer are net/http's errors for a chunked
-// body whose trailer is cut short or does not fit in the read buffer.
-var (
-	errTrailerEOF  = errors.New("h1: unexpected EOF reading trailer")
-	errLongTrailer = errors.New("h1: suspiciously long trailer after chunked body")
 )
 
 // answerBody reads an answer's body from the connection's reader as
@@ -51,17 +44,7 @@ func (a *answerBody) Read(p []byte) (int, error) {
 	case bodyNone:
 		err = io.EOF
 	case bodyLength:
-		if int64(len(p)) > a.left {
-			p = p[:a.left]
-		}
-		n, err = a.br.Read(p)
-		a.left -= int64(n)
-		switch {
-		case a.left == 0:
-			err = io.EOF
-		case errors.Is(err, io.EOF):
-			err = io.ErrUnexpectedEOF
-		}
+		n, _, err = wire.ReadLength(a.br, p, &a.left)
 	case bodyChunked:
 		n, err = a.chunks.Read(p)
 		if err == io.EOF {
@@ -79,28 +62,22 @@ func (a *answerBody) Read(p []byte) (int, error) {
 }
 
 // readTrailer reads the trailer section after a chunked body's last chunk
-// into resp.Trailer, as net/http does: it must fit in br's buffer.
+// into resp.Trailer, as net/http does: it must fit in br's buffer. It is
+// parsed with the answer head's own field rules (the server side takes
+// net/http's reader instead: a trailer is rare there, and its rules are
+// then net/http's exactly).
 func readTrailer(br *bufio.Reader, resp *http.Response) error {
-	buf, err := br.Peek(2)
-	switch {
-	case len(buf) == 2 && buf[0] == '\r' && buf[1] == '\n':
-		_, _ = br.Discard(2)
-		return nil
-	case len(buf) < 2:
-		return errTrailerEOF
-	case err != nil:
+	if ok, err := wire.TrailerFollows(br); !ok {
 		return err
-	case !doubleCRLFAhead(br):
-		return errLongTrailer
 	}
 	// The blank line is buffered, so readHead does not read further.
 	text, err := readHead(br, br.Size())
 	if err != nil {
 		return err
 	}
-	fields, _, err := parseFields(text)
+	fields, _, err := wire.ParseFields(text)
 	if err != nil {
-		return err
+		return malformed(err)
 	}
 	if resp.Trailer == nil {
 		resp.Trailer = fields
@@ -110,22 +87,4 @@ func readTrailer(br *bufio.Reader, resp *http.Response) error {
 		resp.Trailer[k] = vv
 	}
 	return nil
-}
-
-// doubleCRLFAhead reports whether "\r\n\r\n" arrives before br's buffer
-// is full or the connection ends, reading as needed.
-func doubleCRLFAhead(br *bufio.Reader) bool {
-	for {
-		buf, _ := br.Peek(br.Buffered())
-		if bytes.Contains(buf, []byte("\r\n\r\n")) {
-			return true
-		}
-		if len(buf) == br.Size() {
-			return false
-		}
-		if _, err := br.Peek(len(buf) + 1); err != nil {
-			buf, _ = br.Peek(br.Buffered())
-			return bytes.Contains(buf, []byte("\r\n\r\n"))
-		}
-	}
 }

@@ -2,12 +2,10 @@ package h1
 
 import (
 	"bufio"
-	"fmt"
 	"net/http"
 	"net/http/httputil"
-	"net/textproto"
-	"strconv"
-	"strings"
+
+	"github.com/restgate/gateway/upstreams/h1/wire"
 )
 
 // frame decides how resp's body is delimited, as net/http's client does
@@ -16,49 +14,47 @@ import (
 // header the framing fields it consumed: Transfer-Encoding, a
 // Content-Length overridden by chunked, a declared Trailer, and on
 // HTTP/1.1 "Connection: close".
-func frame(resp *http.Response, seen framingFields, method string, br *bufio.Reader) (answerBody, error) {
+func frame(resp *http.Response, seen wire.Framing, method string, br *bufio.Reader) (answerBody, error) {
 	h := resp.Header
 	var conn []string
-	if seen&fieldConnection != 0 {
+	if seen&wire.FieldConnection != 0 {
 		conn = h["Connection"]
 	}
 	resp.Close = shouldClose(resp.ProtoMinor, conn, h)
 
-	// Only one Transfer-Encoding, "chunked", as net/http (and nginx)
-	// accept: anything else is where request smuggling hides. HTTP/1.0
-	// has no transfer codings; the field is ignored there.
+	// HTTP/1.0 has no transfer codings: there the field is ignored. (The
+	// server side also counts a request's HTTP/0.0 as 1.1, as net/http's
+	// server does; an answer's version is only ever 1.0 or 1.1 here.)
 	chunked := false
-	if seen&fieldTransferEncoding != 0 {
+	if seen&wire.FieldTransferEncoding != 0 {
 		te := h["Transfer-Encoding"]
 		delete(h, "Transfer-Encoding")
 		if resp.ProtoMinor >= 1 {
-			if len(te) != 1 || !asciiEqualFold(te[0], "chunked") {
-				return answerBody{}, fmt.Errorf("%w: unsupported transfer encoding %q", ErrMalformedAnswer, te)
+			if err := wire.OnlyChunked(te); err != nil {
+				return answerBody{}, malformed(err)
 			}
 			chunked = true
 			resp.TransferEncoding = []string{"chunked"}
 		}
 	}
 
-	var lens []string
-	if seen&fieldContentLength != 0 {
-		lens = h["Content-Length"]
+	declared := int64(-1)
+	if seen&wire.FieldContentLength != 0 {
+		var err error
+		if declared, err = wire.ContentLength(h); err != nil {
+			return answerBody{}, malformed(err)
+		}
 	}
-	length, err := answerLength(resp.StatusCode, method, h, lens, chunked)
-	if err != nil {
-		return answerBody{}, err
-	}
+	length := answerLength(resp.StatusCode, method, h, declared, chunked)
 	resp.ContentLength = length
 	if method == http.MethodHead {
 		// A HEAD answer's Content-Length is the one a GET would have.
-		// (answerLength left its one value in lens[0] when there are several.)
-		if resp.ContentLength, err = parseContentLength(lens); err != nil {
-			return answerBody{}, err
-		}
+		resp.ContentLength = declared
 	}
-	if chunked && seen&fieldTrailer != 0 {
-		if resp.Trailer, err = declaredTrailer(h); err != nil {
-			return answerBody{}, err
+	if chunked && seen&wire.FieldTrailer != 0 {
+		var err error
+		if resp.Trailer, err = wire.DeclaredTrailer(h); err != nil {
+			return answerBody{}, malformed(err)
 		}
 	}
 
@@ -79,11 +75,12 @@ func frame(resp *http.Response, seen framingFields, method string, br *bufio.Rea
 
 // shouldClose reports whether the connection ends with this answer, from
 // its Connection values, and drops an HTTP/1.1 "Connection: close" from h,
-// as net/http does.
+// as net/http's client does (its server keeps the field: the request side
+// decides this on its own).
 func shouldClose(minor int, conn []string, h http.Header) bool {
-	hasClose := containsToken(conn, "close")
+	hasClose := wire.HasToken(conn, "close")
 	if minor == 0 {
-		return hasClose || !containsToken(conn, "keep-alive")
+		return hasClose || !wire.HasToken(conn, "keep-alive")
 	}
 	if hasClose {
 		delete(h, "Connection")
@@ -92,113 +89,23 @@ func shouldClose(minor int, conn []string, h http.Header) bool {
 }
 
 // answerLength is the body's length, -1 for chunked or until the close, as
-// net/http's fixLength decides it; repeated equal Content-Length values are
-// merged into one, differing ones are an error.
-func answerLength(status int, method string, h http.Header, lens []string, chunked bool) (int64, error) {
-	if len(lens) > 1 {
-		for _, v := range lens[1:] {
-			if v != lens[0] {
-				return 0, fmt.Errorf("%w: several Content-Length values %q", ErrMalformedAnswer, lens)
-			}
-		}
-		lens = lens[:1:1]
-		h["Content-Length"] = lens
-	}
-	n := int64(-1)
-	if len(lens) > 0 {
-		var err error
-		if n, err = parseContentLength(lens); err != nil {
-			return 0, err
-		}
-	}
+// net/http's fixLength decides it for an answer (declared is what
+// Content-Length says, -1 for nothing): a HEAD answer and the statuses
+// without a body have none, whatever they declare.
+func answerLength(status int, method string, h http.Header, declared int64, chunked bool) int64 {
 	switch {
 	case method == http.MethodHead, status/100 == 1, status == http.StatusNoContent, status == http.StatusNotModified:
-		return 0, nil
+		return 0
 	case chunked:
 		// RFC 9112: Transfer-Encoding overrides Content-Length, which
 		// must not be passed on.
 		delete(h, "Content-Length")
-		return -1, nil
+		return -1
 	}
-	return n, nil
-}
-
-// parseContentLength is the first value as a length, -1 when there is
-// none.
-func parseContentLength(values []string) (int64, error) {
-	if len(values) == 0 {
-		return -1, nil
-	}
-	n, err := strconv.ParseUint(values[0], 10, 63)
-	if err != nil {
-		return 0, fmt.Errorf("%w: Content-Length %q", ErrMalformedAnswer, values[0])
-	}
-	return int64(n), nil
-}
-
-// declaredTrailer removes a chunked answer's Trailer field and returns the
-// names it announces (nil for none), refusing framing fields there.
-func declaredTrailer(h http.Header) (http.Header, error) {
-	vv, ok := h["Trailer"]
-	if !ok {
-		return nil, nil
-	}
-	delete(h, "Trailer")
-	var trailer http.Header
-	for _, v := range vv {
-		for name := range strings.SplitSeq(v, ",") {
-			name = textproto.TrimString(name)
-			if name == "" {
-				continue
-			}
-			name = textproto.CanonicalMIMEHeaderKey(name)
-			switch name {
-			case "Transfer-Encoding", "Trailer", "Content-Length":
-				return nil, fmt.Errorf("%w: trailer field %q", ErrMalformedAnswer, name)
-			}
-			if trailer == nil {
-				trailer = make(http.Header)
-			}
-			trailer[name] = nil
-		}
-	}
-	return trailer, nil
+	return declared
 }
 
 // bodyAllowed reports whether an answer of this status may have a body.
 func bodyAllowed(status int) bool {
 	return (status < 100 || status > 199) && status != http.StatusNoContent && status != http.StatusNotModified
-}
-
-// containsToken reports whether the comma-separated values hold token,
-// ASCII case-insensitively (as httpguts does: no Unicode folding, which
-// would let "cloſe" mean "close").
-func containsToken(values []string, token string) bool {
-	for _, v := range values {
-		for part := range strings.SplitSeq(v, ",") {
-			if asciiEqualFold(trimOWS(part), token) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func asciiEqualFold(s, t string) bool {
-	if len(s) != len(t) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if lowerASCII(s[i]) != lowerASCII(t[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/restgate/gateway/upstreams/h1/wire"
 )
 
 // defaultUserAgent is net/http's, sent when the request sets none.
@@ -32,14 +34,14 @@ func writeRequest(bw *bufio.Writer, req *http.Request) error {
 	if host == "" {
 		host = req.URL.Host
 	}
-	if !validToken(method) {
+	if !wire.ValidToken(method) {
 		return fmt.Errorf("%w: method %q", ErrInvalidRequest, method)
 	}
-	if !validValue(host) || containsSpace(host) {
+	if !wire.ValidValue(host) || containsSpace(host) {
 		return fmt.Errorf("%w: host %q", ErrInvalidRequest, host)
 	}
 	uri := req.URL.RequestURI()
-	if !validValue(uri) || containsSpace(uri) {
+	if !wire.ValidValue(uri) || containsSpace(uri) {
 		return fmt.Errorf("%w: request URI %q", ErrInvalidRequest, uri)
 	}
 	_, _ = bw.WriteString(method)
@@ -76,7 +78,7 @@ func writeRequest(bw *bufio.Writer, req *http.Request) error {
 		case "Host", "User-Agent", "Content-Length", "Transfer-Encoding", "Trailer":
 			continue
 		}
-		if !validToken(name) {
+		if !wire.ValidToken(name) {
 			return fmt.Errorf("%w: header name %q", ErrInvalidRequest, name)
 		}
 		for _, v := range values {
@@ -100,7 +102,7 @@ func writeRequest(bw *bufio.Writer, req *http.Request) error {
 }
 
 func writeField(bw *bufio.Writer, name, value string) error {
-	if !validValue(value) {
+	if !wire.ValidValue(value) {
 		return fmt.Errorf("%w: value of header %q", ErrInvalidRequest, name)
 	}
 	_, _ = bw.WriteString(name)
@@ -108,36 +110,6 @@ func writeField(bw *bufio.Writer, name, value string) error {
 	_, _ = bw.WriteString(value)
 	_, _ = bw.WriteString("\r\n")
 	return nil
-}
-
-// validToken reports an RFC 9110 token: the characters of a method or a
-// field name.
-func validToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case c == '!', c == '#', c == '$', c == '%', c == '&', c == '\'', c == '*', c == '+', c == '-',
-			c == '.', c == '^', c == '_', c == '`', c == '|', c == '~':
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// validValue reports a field value with no control character but tab:
-// nothing that could end the line or the head early.
-func validValue(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < ' ' && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 func containsSpace(s string) bool {

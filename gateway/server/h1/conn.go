@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/restgate/gateway/upstreams/h1/wire"
 )
 
 // Connection states, for Shutdown: only a connection waiting for a request
@@ -211,7 +213,7 @@ func checkRequest(req *http.Request) string {
 		return "malformed Host header"
 	}
 	for name := range req.Header {
-		if !validToken(name) {
+		if !wire.ValidToken(name) {
 			return "invalid header name"
 		}
 	}

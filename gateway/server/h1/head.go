@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/restgate/gateway/upstreams/h1/wire"
 )
 
 // appendFields renders the status line and the handler's fields into
@@ -45,7 +47,7 @@ func (w *response) appendFields() {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if !validToken(k) {
+		if !wire.ValidToken(k) {
 			continue // dropped, as net/http does: there is no one to tell
 		}
 		for _, v := range h[k] {
@@ -138,7 +140,9 @@ func appendField(dst []byte, name, v string) []byte {
 }
 
 // hasToken reports whether a comma-separated field holds token,
-// case-insensitively.
+// case-insensitively. It reads a handler's fields (and Expect), with
+// net/http's server's Unicode folding; wire.HasToken, ASCII only, is the
+// rule for framing fields read off the wire.
 func hasToken(values []string, token string) bool {
 	for _, v := range values {
 		for part := range strings.SplitSeq(v, ",") {
@@ -162,38 +166,6 @@ func (d *dateCache) get(now time.Time) []byte {
 		d.text = now.UTC().AppendFormat(d.text[:0], http.TimeFormat)
 	}
 	return d.text
-}
-
-// validToken reports an RFC 9110 token: the characters of a field name.
-func validToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isTokenByte(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// isTokenByte reports a tchar of RFC 9110: letters, digits and
-// "!#$%&'*+-.^_`|~". It is looked up in two bitmaps: it runs for every
-// byte of every field name a request has.
-func isTokenByte(c byte) bool {
-	const lo uint64 = 0 |
-		(1<<10-1)<<'0' |
-		1<<'!' | 1<<'#' | 1<<'$' | 1<<'%' | 1<<'&' | 1<<'\'' | 1<<'*' | 1<<'+' | 1<<'-' | 1<<'.'
-	const hi uint64 = 0 |
-		(1<<26-1)<<('a'-64) | (1<<26-1)<<('A'-64) |
-		1<<('^'-64) | 1<<('_'-64) | 1<<('`'-64) | 1<<('|'-64) | 1<<('~'-64)
-	switch {
-	case c < 64:
-		return lo&(1<<c) != 0
-	case c < 128:
-		return hi&(1<<(c-64)) != 0
-	}
-	return false
 }
 
 // validHost reports a Host value made of the characters net/http accepts

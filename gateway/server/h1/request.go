@@ -2,13 +2,15 @@ package h1
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/restgate/gateway/upstreams/h1/wire"
 )
 
 // errMalformed is wrapped by the errors of a request head that is not
@@ -38,62 +40,14 @@ func readRequest(br *bufio.Reader) (*http.Request, error) {
 }
 
 // readHead returns the text of the head at the start of br, through its
-// blank line, and consumes it: one string, which the parsed request
-// slices.
+// blank line, and consumes it (see wire.ReadHead). Its size is bounded by
+// what br's source delivers, not here: the connection's limit answers 431.
 func readHead(br *bufio.Reader) (string, error) {
-	scanned := 0
-	var err error
-	for {
-		buf, _ := br.Peek(br.Buffered())
-		if end := headEnd(buf, &scanned); end > 0 {
-			head := string(buf[:end])
-			_, _ = br.Discard(end)
-			return head, nil
-		}
-		switch {
-		case err != nil:
-			_, _ = br.Discard(len(buf))
-			return "", cutHead(string(buf), err)
-		case len(buf) == br.Size():
-			return readLongHead(br)
-		}
-		_, err = br.Peek(len(buf) + 1)
+	head, err := wire.ReadHead(br, math.MaxInt)
+	if err != nil {
+		return "", cutHead(head, err)
 	}
-}
-
-// readLongHead reads a head that does not fit in br's buffer by copying it
-// out line by line.
-func readLongHead(br *bufio.Reader) (string, error) {
-	acc := make([]byte, 0, 2*br.Size())
-	scanned := 0
-	for {
-		chunk, err := br.ReadSlice('\n')
-		acc = append(acc, chunk...)
-		if end := headEnd(acc, &scanned); end > 0 {
-			return string(acc[:end]), nil
-		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return "", cutHead(string(acc), err)
-		}
-	}
-}
-
-// headEnd returns the length of the head in buf, through its first blank
-// line ("\n" or "\r\n"), or 0 when buf does not hold it yet. *scanned keeps
-// where the first line not known to be complete begins, so that a head
-// arriving in pieces is scanned once.
-func headEnd(buf []byte, scanned *int) int {
-	for {
-		i := bytes.IndexByte(buf[*scanned:], '\n')
-		if i < 0 {
-			return 0
-		}
-		line := buf[*scanned : *scanned+i]
-		*scanned += i + 1
-		if len(line) == 0 || len(line) == 1 && line[0] == '\r' {
-			return *scanned
-		}
-	}
+	return head, nil
 }
 
 // cutHead is the error for a head that ended after partial, when reading
@@ -118,19 +72,26 @@ func cutHead(partial string, err error) error {
 // blank line. complete false says the head was cut short: it is parsed as
 // far as it goes and, if nothing is wrong there, io.ErrUnexpectedEOF is
 // returned.
-func parseRequest(head string, complete bool) (*http.Request, framingFields, error) {
-	line, rest := nextLine(head)
+func parseRequest(head string, complete bool) (*http.Request, wire.Framing, error) {
+	line, rest := wire.NextLine(head)
 	req := &http.Request{}
 	if err := parseRequestLine(line, req); err != nil {
 		return nil, 0, err
 	}
-	h, seen, err := parseFields(rest, complete)
+	var h http.Header
+	var seen wire.Framing
+	var err error
+	if complete {
+		h, seen, err = wire.ParseFields(rest)
+	} else {
+		h, seen, err = wire.ParseCutFields(rest)
+	}
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, malformed(err)
 	}
 	req.Header = h
 	// the Host field goes to req.Host, as http.ReadRequest leaves it
-	if seen&fieldHost != 0 {
+	if seen&wire.FieldHost != 0 {
 		hosts := h["Host"]
 		if len(hosts) > 1 {
 			return nil, 0, fmt.Errorf("%w: too many Host headers", errMalformed)
@@ -140,30 +101,17 @@ func parseRequest(head string, complete bool) (*http.Request, framingFields, err
 		}
 		delete(h, "Host")
 	}
-	// RFC 9111: "Pragma: no-cache" counts as "Cache-Control: no-cache",
-	// which net/http makes visible.
-	if seen&fieldPragma != 0 {
-		if hp := h["Pragma"]; len(hp) > 0 && hp[0] == "no-cache" {
-			if _, ok := h["Cache-Control"]; !ok {
-				h["Cache-Control"] = []string{"no-cache"}
-			}
-		}
-	}
+	wire.FixPragma(h, seen)
 	return req, seen, nil
 }
 
-// nextLine splits s after its first line, whose end ("\n" or "\r\n") is
-// dropped; a last line without an end is taken whole.
-func nextLine(s string) (line, rest string) {
-	i := strings.IndexByte(s, '\n')
-	if i < 0 {
-		return s, ""
+// malformed reports a syntax error wire found under errMalformed, keeping
+// its detail; other errors (io.ErrUnexpectedEOF) pass as they are.
+func malformed(err error) error {
+	if errors.Is(err, wire.ErrMalformed) {
+		return fmt.Errorf("%w: %w", errMalformed, err)
 	}
-	line, rest = s[:i], s[i+1:]
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	return line, rest
+	return err
 }
 
 // parseRequestLine fills req from "METHOD SP request-target SP HTTP/x.y",
@@ -175,7 +123,7 @@ func parseRequestLine(line string, req *http.Request) error {
 	if !ok1 || !ok2 {
 		return fmt.Errorf("%w: request line %q", errMalformed, line)
 	}
-	if !validToken(method) {
+	if !wire.ValidToken(method) {
 		return fmt.Errorf("%w: method %q", errMalformed, method)
 	}
 	major, minor, ok := http.ParseHTTPVersion(proto)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/restgate/gateway/upstreams/h1/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -120,8 +121,8 @@ func TestRequestBodyErrors(t *testing.T) {
 	}{
 		{desc: "length cut short", in: "POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nab", want: io.ErrUnexpectedEOF},
 		{desc: "huge chunk size", in: "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\na", want: nil},
-		{desc: "trailer cut short", in: "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX", want: errTrailerEOF},
-		{desc: "trailer without its end", in: "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: 1\r\n", want: errLongTrailer},
+		{desc: "trailer cut short", in: "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX", want: wire.ErrTrailerEOF},
+		{desc: "trailer without its end", in: "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: 1\r\n", want: wire.ErrLongTrailer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/restgate/gateway/upstreams/h1/wire"
 )
 
 // response is the http.ResponseWriter of one request; each connection
@@ -255,7 +257,7 @@ func (w *response) informational(code int) {
 	dst = append(dst, http.StatusText(code)...)
 	dst = append(dst, "\r\n"...)
 	for k, vs := range w.header {
-		if validToken(k) {
+		if wire.ValidToken(k) {
 			for _, v := range vs {
 				dst = appendField(dst, k, v)
 			}
