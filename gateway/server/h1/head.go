@@ -62,7 +62,7 @@ func (w *response) appendFields() {
 	_, w.hasType = h["Content-Type"]
 	// an encoded body's first bytes say nothing of its type (net/http)
 	w.hasType = w.hasType || (len(h["Content-Encoding"]) > 0 && h["Content-Encoding"][0] != "")
-	w.closeField = hasToken(h["Connection"], "close")
+	w.closeField = wire.HasToken(h["Connection"], "close")
 }
 
 // appendHead completes the head appendFields began. last says the handler
@@ -137,21 +137,6 @@ func appendField(dst []byte, name, v string) []byte {
 		}
 	}
 	return append(dst, "\r\n"...)
-}
-
-// hasToken reports whether a comma-separated field holds token,
-// case-insensitively. It reads a handler's fields (and Expect), with
-// net/http's server's Unicode folding; wire.HasToken, ASCII only, is the
-// rule for framing fields read off the wire.
-func hasToken(values []string, token string) bool {
-	for _, v := range values {
-		for part := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(part), token) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // dateCache formats the Date field once a second.
