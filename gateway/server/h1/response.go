@@ -31,7 +31,6 @@ type response struct {
 	close    bool    // the connection ends after this answer
 	held     *[]byte // body bytes not sent yet, from Server.bodies
 	err      error   // the first write error; every later write returns it
-	done     bool    // the handler returned
 
 	// what the framing needs of the header as WriteHeader saw it
 	hasDate, hasType, closeField bool
@@ -45,7 +44,7 @@ func (w *response) reset(req *http.Request) {
 	w.body = body{c: w.c}
 	w.status, w.wrote, w.sent, w.noBody = 0, false, false, false
 	w.declared, w.written, w.chunked, w.close = -1, 0, false, false
-	w.err, w.done, w.sniffed = nil, false, ""
+	w.err, w.sniffed = nil, ""
 }
 
 // Header returns the answer's header map; changes after WriteHeader (or
@@ -150,7 +149,6 @@ func (w *response) finish() bool {
 	if !w.wrote {
 		w.WriteHeader(http.StatusOK)
 	}
-	w.done = true
 	if w.err == nil && (!w.sent || w.chunked || w.heldLen() > 0) {
 		_ = w.send(nil, true)
 	}

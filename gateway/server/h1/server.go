@@ -23,7 +23,8 @@
 // read/write deadlines through http.ResponseController, recovery from a
 // handler's panic, and a graceful Shutdown that lets in-flight requests
 // finish. What it leaves out: TLS and HTTP/2 (the gateway serves those with
-// net/http), Hijack, full duplex and trailers.
+// net/http), Hijack, full duplex and trailers on answers (a chunked request's
+// trailer is read into Request.Trailer).
 package h1
 
 import (
