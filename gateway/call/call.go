@@ -67,9 +67,9 @@ type Call struct {
 	// a Call allocates nothing of its own.
 	ctx callContext
 	// upstreamOptions are the route's upstream call options when
-	// WithCallOptions could record them here; hasOptions says they apply.
+	// WithCallOptions could record them here; the zero value is none (the
+	// client's defaults either way).
 	upstreamOptions upstreams.CallOptions
-	hasOptions      bool
 }
 
 // Handler serves one route. It returns the result in the backend's internal

@@ -31,7 +31,7 @@ func (n *callContext) Value(key any) any {
 			return &n.c.Trace
 		}
 	case upstreams.CallOptionsKey():
-		if n.c.hasOptions {
+		if n.c.upstreamOptions != (upstreams.CallOptions{}) {
 			return &n.c.upstreamOptions
 		}
 	}
@@ -72,7 +72,7 @@ func WithCallOptions(r *http.Request, c *Call, o upstreams.CallOptions) *http.Re
 	if ctx.Value(callKey{}) == c {
 		switch got := ctx.Value(upstreams.CallOptionsKey()); {
 		case got == nil, got == &c.upstreamOptions:
-			c.upstreamOptions, c.hasOptions = o, true
+			c.upstreamOptions = o
 			return r
 		}
 	}
