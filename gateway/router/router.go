@@ -2,7 +2,9 @@
 // route per (template, method) whose handler comes from the factory of the
 // route's kind, then one catch-all per template that answers 405 with the
 // template's Allow list, and a not-found handler for everything else. Every
-// answer, 404 and 405 included, is an envelope written by call.Writer.
+// answer, 404 and 405 included, is an envelope written by call.Writer. In
+// front of mux, a map answers the paths with no variable but the version,
+// exactly as mux would (exact.go).
 package router
 
 import (
@@ -43,6 +45,7 @@ func New(t *routes.Table, o Options) (http.Handler, error) {
 	r.UseEncodedPath()
 	allow := make(map[string][]string)
 	first := make(map[string]*routes.Route)
+	var regs []registered
 	for _, rt := range t.Routes {
 		factory, ok := o.Kinds[rt.Spec.Kind]
 		if !ok {
@@ -58,8 +61,9 @@ func New(t *routes.Table, o Options) (http.Handler, error) {
 			if !ok {
 				return nil, fmt.Errorf("routes[%d].methods: kind %s does not serve %s", rt.Index, rt.Spec.Kind, m)
 			}
-			r.Path(pattern).Methods(m).MatcherFunc(servesVersion(rt)).
+			route := r.Path(pattern).Methods(m).MatcherFunc(servesVersion(rt)).
 				Handler(extendDeadlines(rt.Spec.BodyTimeout, o.Writer.Serve(guard(rt, m, h, o.MaxBodyBytes))))
+			regs = append(regs, registered{rt: rt, method: m, route: route})
 		}
 		key := routes.Shape(rt.Template)
 		allow[key] = append(allow[key], rt.Spec.Methods...)
@@ -73,7 +77,7 @@ func New(t *routes.Table, o Options) (http.Handler, error) {
 			Handler(methodNotAllowed(o.Writer, rt, methods))
 	}
 	r.NotFoundHandler = notFound(o.Writer)
-	return r, nil
+	return newExact(r, regs), nil
 }
 
 // guard binds the call to its route and version, checks roles, bounds the
