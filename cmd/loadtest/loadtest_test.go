@@ -129,6 +129,47 @@ func FuzzParseStat(f *testing.F) {
 	})
 }
 
+func TestParseIO(t *testing.T) {
+	t.Parallel()
+	const proc = "rchar: 4112\nwchar: 920\nsyscr: 12\nsyscw: 7\nread_bytes: 0\nwrite_bytes: 0\ncancelled_write_bytes: 0\n"
+	tests := []struct {
+		desc, text string
+		want       int64
+		wantErr    bool
+	}{
+		{desc: "proc", text: proc, want: 19},
+		{desc: "no final newline", text: "syscr: 1\nsyscw: 2", want: 3},
+		{desc: "no syscw", text: "syscr: 1\n", wantErr: true},
+		{desc: "syscr twice", text: "syscr: 1\nsyscr: 2\n", wantErr: true},
+		{desc: "negative", text: "syscr: -1\nsyscw: 2\n", wantErr: true},
+		{desc: "not a number", text: "syscr: x\nsyscw: 2\n", wantErr: true},
+		{desc: "empty", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			got, err := parseIO(tt.text)
+			if tt.wantErr {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func FuzzParseIO(f *testing.F) {
+	f.Add("syscr: 12\nsyscw: 7\n")
+	f.Add("syscr: 1\nsyscr: 2\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		n, err := parseIO(text)
+		if err == nil && n < 0 {
+			t.Fatalf("negative count %d from %q", n, text)
+		}
+	})
+}
+
 func TestCheckEnvelope(t *testing.T) {
 	t.Parallel()
 	h := backendHandler()

@@ -34,6 +34,7 @@ type target struct {
 
 	requests, errors int64
 	elapsed, cpu     time.Duration
+	syscalls         int64
 	hist             *hdrhistogram.Histogram
 	roundRPS         []float64
 }
@@ -126,15 +127,15 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	return newReport(o, targets, lines.Load()), nil
 }
 
-// round drives t for one measured stretch, reading its process's CPU time
+// round drives t for one measured stretch, reading what its process used
 // before and after.
 func (t *target) round(ctx context.Context, o options, tick time.Duration) error {
-	cpu0, err := t.proc.cpuTime(tick)
+	u0, err := t.proc.usage(tick)
 	if err != nil {
 		return fmt.Errorf("%s: %w", t.name, err)
 	}
 	r := drive(ctx, t.client, t.url, o.concurrency, o.duration)
-	cpu1, err := t.proc.cpuTime(tick)
+	u1, err := t.proc.usage(tick)
 	if err != nil {
 		return fmt.Errorf("%s: %w", t.name, err)
 	}
@@ -144,7 +145,8 @@ func (t *target) round(ctx context.Context, o options, tick time.Duration) error
 	t.requests += r.requests
 	t.errors += r.errors
 	t.elapsed += r.elapsed
-	t.cpu += cpu1 - cpu0
+	t.cpu += u1.cpu - u0.cpu
+	t.syscalls += u1.syscalls - u0.syscalls
 	t.hist.Merge(r.hist)
 	t.roundRPS = append(t.roundRPS, float64(r.requests)/r.elapsed.Seconds())
 	return nil

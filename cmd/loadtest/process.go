@@ -106,18 +106,62 @@ func (c *child) stop() {
 	}
 }
 
-// cpuTime returns the user plus system CPU time the child has used.
-func (c *child) cpuTime(tick time.Duration) (time.Duration, error) {
-	return processCPU(c.cmd.Process.Pid, tick)
+// usage is what a process has used so far.
+type usage struct {
+	cpu time.Duration // user plus system
+	// syscalls counts the read- and write-like system calls (syscr plus
+	// syscw of /proc/<pid>/io), failed ones included: what a request costs
+	// in the kernel, beside its CPU time.
+	syscalls int64
 }
 
-// processCPU reads utime+stime of pid from /proc/<pid>/stat.
-func processCPU(pid int, tick time.Duration) (time.Duration, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// usage reads what the child has used from /proc.
+func (c *child) usage(tick time.Duration) (usage, error) {
+	return processUsage(c.cmd.Process.Pid, tick)
+}
+
+// processUsage reads utime+stime of pid from /proc/<pid>/stat and its
+// system call counts from /proc/<pid>/io.
+func processUsage(pid int, tick time.Duration) (usage, error) {
+	dir := "/proc/" + strconv.Itoa(pid)
+	stat, err := os.ReadFile(dir + "/stat")
 	if err != nil {
-		return 0, err
+		return usage{}, err
 	}
-	return parseStat(string(b), tick)
+	io, err := os.ReadFile(dir + "/io")
+	if err != nil {
+		return usage{}, err
+	}
+	var u usage
+	u.cpu, err = parseStat(string(stat), tick)
+	if err == nil {
+		u.syscalls, err = parseIO(string(io))
+	}
+	return u, err
+}
+
+// parseIO adds the syscr and syscw lines of a /proc/<pid>/io text; each
+// must be there once.
+func parseIO(text string) (int64, error) {
+	counts := map[string]int64{}
+	for line := range strings.Lines(text) {
+		name, value, ok := strings.Cut(strings.TrimSpace(line), ": ")
+		if !ok || (name != "syscr" && name != "syscw") {
+			continue
+		}
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("io: %s is not a count: %q", name, value)
+		}
+		if _, twice := counts[name]; twice {
+			return 0, fmt.Errorf("io: %s given twice", name)
+		}
+		counts[name] = n
+	}
+	if len(counts) != 2 {
+		return 0, errors.New("io: no syscr and syscw lines")
+	}
+	return counts["syscr"] + counts["syscw"], nil
 }
 
 // parseStat reads fields 14 (utime) and 15 (stime) of a /proc/<pid>/stat

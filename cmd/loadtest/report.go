@@ -39,6 +39,8 @@ type targetReport struct {
 	CPUMicrosPerR float64   `json:"cpuMicrosPerRequest"`
 	// CPUCores is the target process's CPU time over wall time.
 	CPUCores float64 `json:"cpuCores"`
+	// SyscallsPerR counts read- and write-like system calls per request.
+	SyscallsPerR float64 `json:"syscallsPerRequest"`
 }
 
 type ratios struct {
@@ -63,6 +65,7 @@ func newReport(o options, targets []*target, lines int64) *report {
 		}
 		if t.requests > 0 {
 			tr.CPUMicrosPerR = float64(t.cpu.Microseconds()) / float64(t.requests)
+			tr.SyscallsPerR = float64(t.syscalls) / float64(t.requests)
 		}
 		r.Targets = append(r.Targets, tr)
 		byName[t.name] = tr
@@ -92,10 +95,10 @@ func (r *report) writeTable(w io.Writer) {
 	fmt.Fprintf(w, "%d rounds x %s per target, %d in flight, %d CPUs, %s, CPU tick %s\n\n",
 		r.Rounds, r.Duration, r.Concurrency, r.CPUs, r.GoVersion, r.ClockTick)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\trequests\terrors\treq/s\tp50 ms\tp99 ms\tp99.9 ms\tCPU µs/req\tCPU cores\t")
+	fmt.Fprintln(tw, "target\trequests\terrors\treq/s\tp50 ms\tp99 ms\tp99.9 ms\tCPU µs/req\tCPU cores\tsyscalls/req\t")
 	for _, t := range r.Targets {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.3f\t%.3f\t%.3f\t%.1f\t%.2f\t\n", t.Name, t.Requests, t.Errors, t.RPS,
-			t.P50Millis, t.P99Millis, t.P999Millis, t.CPUMicrosPerR, t.CPUCores)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.3f\t%.3f\t%.3f\t%.1f\t%.2f\t%.2f\t\n", t.Name, t.Requests, t.Errors, t.RPS,
+			t.P50Millis, t.P99Millis, t.P999Millis, t.CPUMicrosPerR, t.CPUCores, t.SyscallsPerR)
 	}
 	_ = tw.Flush()
 	g := r.GatewayVsProxy
