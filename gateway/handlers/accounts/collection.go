@@ -98,9 +98,12 @@ type collection struct {
 }
 
 func (h *collection) list(r *http.Request, _ *call.Call) (call.Result, error) {
-	page, err := parsePage(r.URL.Query(), h.opts.MaxLimit)
-	if err != nil {
-		return call.Result{}, err
+	var page *accounts.Page
+	if r.URL.RawQuery != "" { // Query makes a map even of nothing
+		var err error
+		if page, err = parsePage(r.URL.Query(), h.opts.MaxLimit); err != nil {
+			return call.Result{}, err
+		}
 	}
 	body, err := h.client.List(r.Context(), page)
 	if err != nil {
