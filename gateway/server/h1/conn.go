@@ -39,6 +39,7 @@ type conn struct {
 	cr   connReader
 	br   *bufio.Reader
 	resp response
+	dl   deadlines
 
 	// the head of the answer being written, the pieces of one writev, and
 	// the sorted field names; all reused
@@ -100,15 +101,16 @@ func (c *conn) await(first bool) bool {
 	o := &c.srv.opts
 	// the head's size is counted from the bytes this wait reads
 	c.cr.limit(int64(o.MaxHeaderBytes) + headSlack)
-	wait, from := o.IdleTimeout, time.Now()
-	if first {
-		wait, from = o.ReadHeaderTimeout, c.accepted
-	} else if c.br.Buffered() > 0 {
+	switch {
+	case first:
+		c.setRead(c.accepted, o.ReadHeaderTimeout)
+	case c.br.Buffered() > 0:
 		return c.state.Load() == stateActive // a pipelined request
-	} else if !c.goIdle() {
+	case !c.goIdle():
 		return false
+	default:
+		c.setRead(time.Now(), o.IdleTimeout)
 	}
-	_ = c.rwc.SetReadDeadline(deadline(from, wait))
 	if _, err := c.br.Peek(1); err != nil {
 		return false
 	}
@@ -129,13 +131,6 @@ func (c *conn) goIdle() bool {
 	return !c.srv.closing.Load() || !c.state.CompareAndSwap(stateIdle, stateClosed)
 }
 
-func deadline(from time.Time, d time.Duration) time.Time {
-	if d <= 0 {
-		return time.Time{}
-	}
-	return from.Add(d)
-}
-
 // readRequest reads and checks the next request's head. A request the
 // server cannot serve is answered here and the connection ends.
 func (c *conn) readRequest() (*http.Request, bool) {
@@ -143,7 +138,7 @@ func (c *conn) readRequest() (*http.Request, bool) {
 	start := time.Now()
 	if !headBuffered(c.br) {
 		// the head is still on its way: bound the wait for the rest
-		_ = c.rwc.SetReadDeadline(deadline(start, o.ReadHeaderTimeout))
+		c.setRead(start, o.ReadHeaderTimeout)
 	}
 	req, err := readRequest(c.br)
 	tooLarge := c.cr.hitLimit // before limit clears it
@@ -170,16 +165,19 @@ func (c *conn) readRequest() (*http.Request, bool) {
 		c.reject(status, msg)
 		return nil, false
 	}
-	// the body, and the watcher's read of a request without one, run under
-	// ReadTimeout from the request's start (none when zero), as in net/http:
-	// the wait's or the head's deadline left in place would end the
-	// watcher's read early and leave a hung-up client unnoticed
-	_ = c.rwc.SetReadDeadline(deadline(start, o.ReadTimeout))
-	if o.WriteTimeout > 0 || c.resp.movedWrite {
-		// a handler's deadline ends with its request
-		_ = c.rwc.SetWriteDeadline(deadline(time.Now(), o.WriteTimeout))
-		c.resp.movedWrite = false
+	// the body runs under ReadTimeout from the request's start (none when
+	// zero), as in net/http. The watcher's read of a request without one
+	// only must not end sooner: the head's deadline left in place would end
+	// it early and leave a hung-up client unnoticed, the wait's (or none)
+	// is as good.
+	if req.Body == http.NoBody {
+		c.setReadAfter(start, o.ReadTimeout)
+	} else {
+		c.setRead(start, o.ReadTimeout)
 	}
+	// a handler's write deadline ends with its request: a moved one is
+	// out of the window, so it is set again
+	c.setWrite(start, o.WriteTimeout)
 	req.RemoteAddr = c.remote
 	return req, true
 }
@@ -227,7 +225,7 @@ func (c *conn) reject(status int, msg string) {
 	if msg != "" {
 		text += ": " + msg
 	}
-	_ = c.rwc.SetWriteDeadline(time.Now().Add(time.Second))
+	_ = c.setWriteAt(time.Now().Add(time.Second))
 	_, _ = fmt.Fprintf(c.rwc, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
 		status, http.StatusText(status), len(text), text)
 	c.lingerClose()
@@ -240,7 +238,7 @@ func (c *conn) lingerClose() {
 	if cw, ok := c.rwc.(interface{ CloseWrite() error }); ok {
 		_ = cw.CloseWrite()
 	}
-	_ = c.rwc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+	_ = c.setReadAt(time.Now().Add(500 * time.Millisecond))
 	_, _ = io.CopyN(io.Discard, c.rwc, 4<<20)
 }
 

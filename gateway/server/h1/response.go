@@ -35,7 +35,6 @@ type response struct {
 	// what the framing needs of the header as WriteHeader saw it
 	hasDate, hasType, closeField bool
 	sniffed                      string // HEAD: the type of the body not sent
-	movedWrite                   bool   // the handler set a write deadline
 }
 
 func (w *response) reset(req *http.Request) {
@@ -134,14 +133,11 @@ func (w *response) Flush() { _ = w.FlushError() }
 
 // SetReadDeadline moves the connection's read deadline for the rest of
 // this request (http.ResponseController).
-func (w *response) SetReadDeadline(t time.Time) error { return w.c.rwc.SetReadDeadline(t) }
+func (w *response) SetReadDeadline(t time.Time) error { return w.c.setReadAt(t) }
 
 // SetWriteDeadline moves the connection's write deadline for the rest of
 // this request (http.ResponseController).
-func (w *response) SetWriteDeadline(t time.Time) error {
-	w.movedWrite = true
-	return w.c.rwc.SetWriteDeadline(t)
-}
+func (w *response) SetWriteDeadline(t time.Time) error { return w.c.setWriteAt(t) }
 
 // finish completes the answer after the handler returned and reports
 // whether the connection may carry another request.

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -209,4 +210,86 @@ func TestHandlerWriteDeadlineEndsWithItsRequest(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	c.send(getHello)
 	c.expect(exchange{status: 200, body: "ok"})
+}
+
+func TestSlackDeadline(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	d := 64 * time.Second // slack: one second
+	tests := []struct {
+		desc      string
+		cur       time.Time
+		d         time.Duration
+		want      time.Time
+		wantKeeps bool
+	}{
+		{desc: "none set", d: d, want: from.Add(d + time.Second)},
+		{desc: "at the timeout", cur: from.Add(d), d: d, want: from.Add(d), wantKeeps: true},
+		{desc: "at the slack's end", cur: from.Add(d + time.Second), d: d, want: from.Add(d + time.Second), wantKeeps: true},
+		{desc: "before the timeout", cur: from.Add(d - time.Nanosecond), d: d, want: from.Add(d + time.Second)},
+		{desc: "past the slack", cur: from.Add(d + time.Second + time.Nanosecond), d: d, want: from.Add(d + time.Second)},
+		{desc: "no timeout, none set", d: 0, wantKeeps: true},
+		{desc: "no timeout, one set", cur: from, d: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			got, keeps := slackDeadline(tt.cur, from, tt.d)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.wantKeeps, keeps)
+		})
+	}
+}
+
+// deadlineCounter counts the deadlines set on the connections it accepts.
+type deadlineCounter struct {
+	net.Listener
+	sets atomic.Int64
+}
+
+func (l *deadlineCounter) Accept() (net.Conn, error) {
+	nc, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &countedConn{Conn: nc, sets: &l.sets}, nil
+}
+
+type countedConn struct {
+	net.Conn
+	sets *atomic.Int64
+}
+
+func (c *countedConn) SetReadDeadline(t time.Time) error {
+	c.sets.Add(1)
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *countedConn) SetWriteDeadline(t time.Time) error {
+	c.sets.Add(1)
+	return c.Conn.SetWriteDeadline(t)
+}
+
+func TestKeptAliveConnectionSetsDeadlinesSeldom(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	counted := &deadlineCounter{Listener: ln}
+	srv := New(routes(), Options{ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute}, nil)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(counted) }()
+	t.Cleanup(func() {
+		_ = srv.Close()
+		<-served
+	})
+	c := dial(t, ln.Addr().String())
+	const requests = 200
+	for range requests {
+		c.send(getHello)
+		c.expect(exchange{status: 200, body: "hello"})
+	}
+	// three per request without the slack; with it, the first request's
+	// and a few more as the idle deadline's window moves on
+	assert.Less(t, counted.sets.Load(), int64(10))
 }

@@ -31,7 +31,7 @@ func (c *conn) unwatch() {
 	if c.watch.Stop() {
 		return
 	}
-	_ = c.rwc.SetReadDeadline(time.Unix(1, 0)) // long past: the read ends at once
+	_ = c.setReadAt(time.Unix(1, 0)) // long past: the read ends at once
 	<-c.watchDone
 }
 
