@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/restgate/gateway/upstreams/h1/wire"
 )
 
 // maxInformational bounds the 1xx answers read before the final one.
@@ -24,9 +26,10 @@ type conn struct {
 	pool      *pool
 	idleSince time.Time
 	// readBy and writeBy are the deadlines last set on nc: a kept-alive
-	// connection whose exchanges share them is not set again, since each
-	// call takes the poller's locks. interrupt does not note its deadline:
-	// a connection it ran on is closed, never reused.
+	// connection whose exchanges they serve (within wire.Slack's window)
+	// is not set again, since each call takes the poller's locks.
+	// interrupt does not note its deadline: a connection it ran on is
+	// closed, never reused.
 	readBy, writeBy time.Time
 }
 
@@ -48,15 +51,16 @@ func (c *conn) interrupt() { _ = c.nc.SetDeadline(time.Unix(1, 0)) }
 // connection broke before a byte came back.
 func (c *conn) roundTrip(req *http.Request, deadline time.Time, headerTimeout time.Duration) (resp *http.Response, stale bool, err error) {
 	ctx := req.Context()
+	now := time.Now()
 	readBy := deadline
 	if headerTimeout > 0 {
-		if h := time.Now().Add(headerTimeout); readBy.IsZero() || h.Before(readBy) {
+		if h := now.Add(headerTimeout); readBy.IsZero() || h.Before(readBy) {
 			readBy = h
 		}
 	}
 	// Deadlines are set before interrupt can run, so that they never
 	// overwrite the past deadline with which it ends the exchange.
-	c.setDeadlines(deadline, readBy)
+	c.setDeadlines(now, deadline, readBy)
 	stop := neverStopped
 	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, c.interrupt)
@@ -75,8 +79,8 @@ func (c *conn) roundTrip(req *http.Request, deadline time.Time, headerTimeout ti
 		return nil, false, werr
 	}
 	resp, src, rerr := c.readAnswer(req)
-	if rerr == nil && !readBy.Equal(deadline) {
-		c.setDeadlines(c.writeBy, deadline)
+	if rerr == nil && !readBy.Equal(deadline) && !bodyBuffered(resp, c.br) {
+		c.setDeadlines(now, deadline, deadline)
 		// interrupt may have run before this overwrote its deadline.
 		if cerr := ctx.Err(); cerr != nil {
 			rerr = cerr
@@ -106,22 +110,31 @@ func (c *conn) roundTrip(req *http.Request, deadline time.Time, headerTimeout ti
 // cannot end, which would allocate for nothing.
 func neverStopped() bool { return true }
 
-// setDeadlines sets the write and read deadlines that differ from those
-// already set, in one call when both change to the same instant.
-func (c *conn) setDeadlines(write, read time.Time) {
-	w, r := !write.Equal(c.writeBy), !read.Equal(c.readBy)
+// setDeadlines bounds the exchange's writes by write and its reads by read
+// (zero: unbounded), with the slack of wire.Slack measured from now: a
+// deadline in place that serves is kept, and when both change to the same
+// instant one call sets them.
+func (c *conn) setDeadlines(now, write, read time.Time) {
+	w, keepW := wire.Slack(c.writeBy, write, wire.SlackOf(write.Sub(now)))
+	r, keepR := wire.Slack(c.readBy, read, wire.SlackOf(read.Sub(now)))
 	switch {
-	case w && r && write.Equal(read):
-		_ = c.nc.SetDeadline(read)
-	case w && r:
-		_ = c.nc.SetWriteDeadline(write)
-		_ = c.nc.SetReadDeadline(read)
-	case w:
-		_ = c.nc.SetWriteDeadline(write)
-	case r:
-		_ = c.nc.SetReadDeadline(read)
+	case !keepW && !keepR && w.Equal(r):
+		_ = c.nc.SetDeadline(r)
+	case !keepW && !keepR:
+		_ = c.nc.SetWriteDeadline(w)
+		_ = c.nc.SetReadDeadline(r)
+	case !keepW:
+		_ = c.nc.SetWriteDeadline(w)
+	case !keepR:
+		_ = c.nc.SetReadDeadline(r)
 	}
-	c.writeBy, c.readBy = write, read
+	c.writeBy, c.readBy = w, r
+}
+
+// bodyBuffered reports whether the rest of resp's body, of known length, is
+// already in br, so reading it waits on no deadline.
+func bodyBuffered(resp *http.Response, br *bufio.Reader) bool {
+	return resp.ContentLength >= 0 && int64(br.Buffered()) >= resp.ContentLength
 }
 
 // errNothingRead marks a connection that closed before its answer began.

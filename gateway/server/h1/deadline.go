@@ -1,26 +1,23 @@
 package h1
 
-import "time"
+import (
+	"time"
 
-// A connection's deadlines are set with slack: a timeout d from a moment is
-// set up to d/64 later than the moment plus d, and a deadline already in
-// place within that window is left alone. A kept-alive connection so
-// re-sets each deadline about once per d/64 of time instead of two or three
-// times per request (each set takes the poller's lock and moves a runtime
-// timer). A timeout ends at most 1/64 of itself late, never early.
-//
+	"github.com/restgate/gateway/upstreams/h1/wire"
+)
+
 // deadlines are those last set on the connection; every set goes through
-// them so that they stay true.
+// them so that they stay true. They are set with slack (wire.Slack): a
+// timeout ends at most 1/32 of itself late, never early, and a kept-alive
+// connection re-sets each deadline about once per 1/64 of its timeout
+// instead of two or three times per request.
 type deadlines struct {
 	read, write time.Time
 }
 
-// slackOf is the window a deadline for timeout d may be set late by.
-func slackOf(d time.Duration) time.Duration { return d / 64 }
-
 // setRead bounds reads to d after from (no bound when d <= 0).
 func (c *conn) setRead(from time.Time, d time.Duration) {
-	if t, ok := slackDeadline(c.dl.read, from, d); !ok {
+	if t, keep := slackDeadline(c.dl.read, from, d); !keep {
 		_ = c.setReadAt(t)
 	}
 }
@@ -35,13 +32,13 @@ func (c *conn) setReadAfter(from time.Time, d time.Duration) {
 		return
 	}
 	if by := from.Add(d); !c.dl.read.IsZero() && c.dl.read.Before(by) {
-		_ = c.setReadAt(by.Add(slackOf(d)))
+		_ = c.setReadAt(by.Add(wire.SlackOf(d)))
 	}
 }
 
 // setWrite bounds writes to d after from (no bound when d <= 0).
 func (c *conn) setWrite(from time.Time, d time.Duration) {
-	if t, ok := slackDeadline(c.dl.write, from, d); !ok {
+	if t, keep := slackDeadline(c.dl.write, from, d); !keep {
 		_ = c.setWriteAt(t)
 	}
 }
@@ -58,16 +55,10 @@ func (c *conn) setWriteAt(t time.Time) error {
 	return c.rwc.SetWriteDeadline(t)
 }
 
-// slackDeadline returns the deadline for timeout d from from, and whether
-// cur is one already: the zero time (none) when d <= 0, else a time from
-// from+d to slackOf(d) after it.
+// slackDeadline is wire.Slack for a timeout of d from from; d <= 0 is none.
 func slackDeadline(cur, from time.Time, d time.Duration) (time.Time, bool) {
 	if d <= 0 {
-		return time.Time{}, cur.IsZero()
+		return wire.Slack(cur, time.Time{}, 0)
 	}
-	by := from.Add(d)
-	if !cur.IsZero() && !cur.Before(by) && !cur.After(by.Add(slackOf(d))) {
-		return cur, true
-	}
-	return by.Add(slackOf(d)), false
+	return wire.Slack(cur, from.Add(d), wire.SlackOf(d))
 }

@@ -212,35 +212,6 @@ func TestHandlerWriteDeadlineEndsWithItsRequest(t *testing.T) {
 	c.expect(exchange{status: 200, body: "ok"})
 }
 
-func TestSlackDeadline(t *testing.T) {
-	t.Parallel()
-	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	d := 64 * time.Second // slack: one second
-	tests := []struct {
-		desc      string
-		cur       time.Time
-		d         time.Duration
-		want      time.Time
-		wantKeeps bool
-	}{
-		{desc: "none set", d: d, want: from.Add(d + time.Second)},
-		{desc: "at the timeout", cur: from.Add(d), d: d, want: from.Add(d), wantKeeps: true},
-		{desc: "at the slack's end", cur: from.Add(d + time.Second), d: d, want: from.Add(d + time.Second), wantKeeps: true},
-		{desc: "before the timeout", cur: from.Add(d - time.Nanosecond), d: d, want: from.Add(d + time.Second)},
-		{desc: "past the slack", cur: from.Add(d + time.Second + time.Nanosecond), d: d, want: from.Add(d + time.Second)},
-		{desc: "no timeout, none set", d: 0, wantKeeps: true},
-		{desc: "no timeout, one set", cur: from, d: 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.desc, func(t *testing.T) {
-			t.Parallel()
-			got, keeps := slackDeadline(tt.cur, from, tt.d)
-			assert.Equal(t, tt.want, got)
-			assert.Equal(t, tt.wantKeeps, keeps)
-		})
-	}
-}
-
 // deadlineCounter counts the deadlines set on the connections it accepts.
 type deadlineCounter struct {
 	net.Listener

@@ -4,7 +4,8 @@
 // the message is a request or an answer. What does depend on it (the start
 // line, which version knows transfer codings, when a connection closes,
 // which limits apply, which sentinel an error is reported under) stays with
-// each side.
+// each side. Both sides also set their connections' deadlines with the same
+// slack (Slack).
 package wire
 
 import (
