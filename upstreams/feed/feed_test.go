@@ -71,7 +71,13 @@ func TestPost(t *testing.T) {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
 			srv := strictFeed(t, tt.status, tt.body)
-			noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			// its own transport: httptest's Close of another subtest's server
+			// closes http.DefaultTransport's idle connections, which breaks
+			// one this subtest is about to use
+			tr := &http.Transport{}
+			t.Cleanup(tr.CloseIdleConnections)
+			noRedirect := &http.Client{Transport: tr,
+				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 			err := New(srv.URL+"/base/", noRedirect).Post(context.Background(), "Ana <ana@example.com>", "héllo \"world\"\n")
 			if tt.wantKind == 0 {
 				assert.NoError(t, err)
