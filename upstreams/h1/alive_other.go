@@ -2,8 +2,8 @@
 
 package h1
 
-import "net"
+import "syscall"
 
 // alive cannot peek without blocking here; a closed connection is found
 // by the exchange instead (and replayable requests are sent again).
-func alive(net.Conn) bool { return true }
+func alive(syscall.RawConn) bool { return true }

@@ -28,10 +28,10 @@ func TestAliveIgnoresAPassedDeadline(t *testing.T) {
 	defer nc.Close()
 	server := <-accepted
 	require.NoError(t, nc.SetDeadline(time.Now().Add(-time.Second)))
-	assert.True(t, alive(nc), "open and silent, its deadline long past")
+	assert.True(t, alive(rawOf(nc)), "open and silent, its deadline long past")
 
 	_, err = server.Write([]byte("x"))
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return !alive(nc) }, 2*time.Second, 5*time.Millisecond, "stray bytes")
+	require.Eventually(t, func() bool { return !alive(rawOf(nc)) }, 2*time.Second, 5*time.Millisecond, "stray bytes")
 	server.Close()
 }

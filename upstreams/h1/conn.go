@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/restgate/gateway/upstreams/h1/wire"
@@ -31,10 +32,18 @@ type conn struct {
 	// interrupt does not note its deadline: a connection it ran on is
 	// closed, never reused.
 	readBy, writeBy time.Time
+	// raw is nc's RawConn, nil when it has none; held keeps a request
+	// flushed while holding, for the answer's first read (sendread.go).
+	raw     syscall.RawConn
+	holding bool
+	held    []byte
 }
 
 func newConn(nc net.Conn, addr string, p *pool) *conn {
-	return &conn{nc: nc, br: bufio.NewReaderSize(nc, bufferSize), bw: bufio.NewWriter(nc), addr: addr, pool: p}
+	c := &conn{nc: nc, addr: addr, pool: p, raw: rawOf(nc)}
+	c.br = bufio.NewReaderSize(connReader{c}, bufferSize)
+	c.bw = bufio.NewWriter(connWriter{c})
+	return c
 }
 
 func (c *conn) close() { _ = c.nc.Close() }
@@ -66,10 +75,14 @@ func (c *conn) roundTrip(req *http.Request, deadline time.Time, headerTimeout ti
 		stop = context.AfterFunc(ctx, c.interrupt)
 	}
 
+	if !hasBody(req) {
+		c.hold()
+	}
 	werr := writeRequest(c.bw, req)
 	if werr == nil {
 		werr = c.bw.Flush()
 	}
+	c.unhold()
 	var ne net.Error
 	if werr != nil && !errors.As(werr, &ne) {
 		// Refused before sending, or the body failed to read: the server

@@ -223,7 +223,7 @@ func (t *Transport) takes(req *http.Request) bool {
 // is written to it.
 func (t *Transport) conn(req *http.Request, addr string, deadline time.Time) (c *conn, reused bool, err error) {
 	for c = t.pool.get(addr); c != nil; c = t.pool.get(addr) {
-		if (time.Since(c.idleSince) <= checkAfter && replayable(req)) || alive(c.nc) {
+		if (time.Since(c.idleSince) <= checkAfter && replayable(req)) || alive(c.raw) {
 			return c, true, nil
 		}
 		c.close()
