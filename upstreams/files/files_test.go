@@ -88,8 +88,14 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// newClient is a client of the files API at baseURL on a transport of the
+// test's own: httptest's Close of another test's server closes
+// http.DefaultTransport's idle connections, one of which a request here
+// may be about to use.
 func newClient(t *testing.T, baseURL string) *Client {
-	c, err := New(baseURL, "v35.0", "0DBxx0000004CAe", http.DefaultClient)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	c, err := New(baseURL, "v35.0", "0DBxx0000004CAe", &http.Client{Transport: tr})
 	require.NoError(t, err)
 	return c
 }

@@ -42,7 +42,11 @@ func accountCall(t *testing.T, method, url, contentType, body string) (int, []by
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	// a transport of the call's own: httptest's Close of another test's
+	// server closes http.DefaultTransport's idle connections
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
