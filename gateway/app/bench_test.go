@@ -20,23 +20,8 @@ import (
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/duplicates"
 	"github.com/restgate/gateway/gateway/metrics"
+	"github.com/restgate/gateway/upstreams/sandbox"
 )
-
-// benchAccounts is a B1 list answer of 20 accounts with every field of the
-// Account model, a third of the optional ones null.
-func benchAccounts() []byte {
-	recs := make([]string, 20)
-	for i := range recs {
-		recs[i] = fmt.Sprintf(`{"Id":"001000000000%03dAAA","Name":"Account %d","External_Id__c":"EXT-%05d",`+
-			`"SicDesc":null,"AccountSource":"Web","Site":null,"Rating":"Warm","Description":"Record number %d of the benchmark",`+
-			`"TickerSymbol":null,"Ownership":"Public","NumberOfEmployees":%d,"BillingCountry":"United States",`+
-			`"BillingPostalCode":"27215","BillingState":"NC","BillingCity":"Burlington","BillingStreet":"525 S. Lexington Ave",`+
-			`"ParentId":null,"Type":"Customer - Direct","Total_Assets__c":%d.5,"PhotoUrl":"/services/images/photo/001000000000%03dAAA",`+
-			`"Website":"www.example.com","AccountNumber":"CD%06d","Fax":null,"Phone":"(336) 222-7000"}`,
-			i, i, 1000+i, i, 100*i, 1000000*i, i, 355000+i)
-	}
-	return []byte("[" + strings.Join(recs, ",") + "]")
-}
 
 // benchConfig is the accounts part of the shipped configuration with
 // everything a production request passes: v2 key mapping, breaker and
@@ -109,7 +94,7 @@ func benchGateway(tb testing.TB, list []byte) (http.Handler, *atomic.Int64) {
 
 func TestBenchGatewayAnswersMappedAccounts(t *testing.T) {
 	t.Parallel()
-	h, lines := benchGateway(t, benchAccounts())
+	h, lines := benchGateway(t, sandbox.FixedAccountList())
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v2/accounts", nil))
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
@@ -128,7 +113,7 @@ func TestBenchGatewayAnswersMappedAccounts(t *testing.T) {
 // handler, shared upstream client over loopback, mapping writer) with
 // metrics and the call log on.
 func BenchmarkGatewayAccountsV2(b *testing.B) {
-	h, _ := benchGateway(b, benchAccounts())
+	h, _ := benchGateway(b, sandbox.FixedAccountList())
 	req := httptest.NewRequest(http.MethodGet, "/v2/accounts", nil)
 	b.ReportAllocs()
 	for b.Loop() {
