@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/restgate/gateway/upstreams/h1"
+	"github.com/restgate/gateway/upstreams/h1client"
 )
 
 // Transport tuning that has no setting of its own.
@@ -38,10 +38,10 @@ const (
 
 // newTransport returns the client's transport, from settings that already
 // carry their defaults: plain-http exchanges run on the caller's goroutine
-// (h1); https, proxied and streaming requests go to the standard transport.
-func newTransport(s Settings) *h1.Transport {
+// (h1client); https, proxied and streaming requests go to the standard transport.
+func newTransport(s Settings) *h1client.Transport {
 	std := newStdTransport(s)
-	return h1.New(h1.Options{
+	return h1client.New(h1client.Options{
 		Dial:                  std.DialContext,
 		Proxy:                 std.Proxy,
 		Fallback:              std,

@@ -40,7 +40,7 @@ type transport interface {
 
 // deadlineTransport is a transport that bounds an exchange and the
 // reading of its answer's body by a deadline without a timer context (as
-// *h1.Transport does with socket deadlines), failing past it with an error
+// *h1client.Transport does with socket deadlines), failing past it with an error
 // for which errors.Is(err, context.DeadlineExceeded) holds. Cancellation
 // still comes from the request's context.
 type deadlineTransport interface {

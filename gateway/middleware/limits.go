@@ -24,9 +24,9 @@ func LimitURL(next http.Handler, max int, w *call.Writer) http.Handler {
 
 // LimitHeaders answers REQUEST_TOO_LARGE (413) to a request whose header
 // bytes (the request line and every header line, as sent) exceed max. The
-// server's own MaxHeaderBytes must be set above max (HeaderReadLimit) so
-// that an oversized header reaches this check and gets an envelope; only
-// headers past the server's limit get Go's plain 431.
+// server's own header limit must be set above max (gateway/server reads
+// twice max) so that an oversized header reaches this check and gets an
+// envelope; only headers past the server's limit get a plain 431.
 func LimitHeaders(next http.Handler, max int, w *call.Writer) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if n := HeaderBytes(r); n > max {
@@ -37,11 +37,6 @@ func LimitHeaders(next http.Handler, max int, w *call.Writer) http.Handler {
 		next.ServeHTTP(rw, r)
 	})
 }
-
-// HeaderReadLimit is the http.Server MaxHeaderBytes that goes with a
-// LimitHeaders max: twice as much, so a request between the two is read and
-// answered with an envelope rather than cut off by the server.
-func HeaderReadLimit(max int) int { return 2 * max }
 
 // HeaderBytes is the size of r's request line and header lines as they came
 // on the wire ("Name: value\r\n" each, Host included). HTTP/2 header

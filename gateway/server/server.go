@@ -16,8 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/restgate/gateway/gateway/config"
-	"github.com/restgate/gateway/gateway/middleware"
-	"github.com/restgate/gateway/gateway/server/h1"
+	"github.com/restgate/gateway/gateway/server/h1server"
 )
 
 // Swappable is an http.Handler whose target can be replaced atomically; a
@@ -40,7 +39,7 @@ func (s *Swappable) Swap(h http.Handler) { s.h.Store(&h) }
 func (s *Swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Load()).ServeHTTP(w, r) }
 
 // httpServer is what Serve needs of a listener's server: net/http's, or
-// h1's for the plain-HTTP API listener.
+// h1server's for the plain-HTTP API listener.
 type httpServer interface {
 	Serve(net.Listener) error
 	Shutdown(context.Context) error
@@ -76,8 +75,8 @@ func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, lo
 	}
 	t := cfg.Timeouts
 	// the API handler answers headers over the configured limit with an
-	// envelope (middleware.LimitHeaders); the server only cuts off the absurd
-	headerRead := middleware.HeaderReadLimit(cfg.Limits.MaxHeaderBytes)
+	// envelope (gateway/middleware.LimitHeaders); the server only cuts off the absurd
+	headerRead := headerReadLimit(cfg.Limits.MaxHeaderBytes)
 	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	if tlsCfg != nil {
 		s.api = &http.Server{Handler: api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
@@ -85,7 +84,7 @@ func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, lo
 	} else {
 		// plain HTTP/1.1 (behind an ingress, or on loopback): the server
 		// that costs less per request
-		s.api = h1.New(api, h1.Options{ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
+		s.api = h1server.New(api, h1server.Options{ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
 			IdleTimeout: t.Idle, MaxHeaderBytes: headerRead}, logger)
 	}
 	s.admin = &http.Server{Handler: s.adminMux(metrics, cfg.Pprof), ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
@@ -166,3 +165,8 @@ func ignoreClosed(err error) error {
 	}
 	return err
 }
+
+// headerReadLimit is the server's own header limit that goes with the API
+// handler's limit max: twice as much, so a request between the two is read
+// and answered with an envelope rather than cut off by the server.
+func headerReadLimit(max int) int { return 2 * max }

@@ -185,3 +185,10 @@ func TestProfilesOnlyWhenEnabled(t *testing.T) {
 		}
 	}
 }
+
+func TestHeaderReadLimitLeavesRoomForTheEnvelope(t *testing.T) {
+	t.Parallel()
+	for _, max := range []int{1024, 32 << 10} {
+		assert.Greater(t, headerReadLimit(max), max)
+	}
+}

@@ -1,0 +1,265 @@
+// Package h1server serves HTTP/1.1 (and 1.0) on plain connections, running every
+// request on its connection's goroutine.
+//
+// It is the API listener's server when the gateway speaks plain HTTP (behind
+// a TLS-terminating ingress, or on loopback). Compared with net/http's
+// server it spends less per request: no goroutine per request to watch the
+// connection (a per-connection timer starts one only for a request still
+// running after Options.WatchAfter), an answer of up to 64 KiB leaves in a
+// single write (head and body together, Content-Length computed when the
+// handler set none), and the response writer, its header map and the
+// request reader are reused from one request to the next on a connection.
+//
+// It parses request heads itself, into one string that the header's keys
+// and values slice, accepting and framing exactly what http.ReadRequest
+// does (stricter only on folded field lines and a space before a field's
+// colon, which no conforming client sends).
+//
+// What it keeps from net/http: request acceptance (the same Host and header
+// checks as net/http's server, and its body framing), the header size limit
+// (431), 100-continue, pipelining, draining of unread request bodies (up to
+// 256 KiB, then the connection closes), chunked answers when a streamed
+// answer has no Content-Length, HEAD, the four timeouts, Flush and
+// read/write deadlines through http.ResponseController, recovery from a
+// handler's panic, and a graceful Shutdown that lets in-flight requests
+// finish. What it leaves out: TLS and HTTP/2 (the gateway serves those with
+// net/http), Hijack, full duplex and trailers on answers (a chunked request's
+// trailer is read into Request.Trailer).
+package h1server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Options are the server's limits. Zero durations mean no limit, as in
+// net/http, except WatchAfter.
+type Options struct {
+	// ReadHeaderTimeout bounds reading a request's head; zero falls back to
+	// ReadTimeout.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, body included, from its
+	// first byte. A handler may move it with http.ResponseController.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds writing the answer, from the end of the request's
+	// head.
+	WriteTimeout time.Duration
+	// IdleTimeout bounds the wait for the next request on a kept-alive
+	// connection; zero falls back to ReadTimeout.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds a request's head (request line and fields);
+	// zero means http.DefaultMaxHeaderBytes. Larger heads are answered 431.
+	MaxHeaderBytes int
+	// WatchAfter is how long a request without a body may run before its
+	// connection is watched for a client that hung up (which cancels the
+	// request's context). Zero means 50ms.
+	WatchAfter time.Duration
+}
+
+// Server serves an http.Handler on the listeners given to Serve. Create it
+// with New; it must not be copied.
+type Server struct {
+	handler http.Handler
+	opts    Options
+	logger  *slog.Logger
+
+	closing atomic.Bool
+	mu      sync.Mutex
+	lns     map[net.Listener]struct{}
+	conns   map[*conn]struct{}
+	bodies  sync.Pool // *[]byte answer buffers
+	readers sync.Pool // *bufio.Reader of connections
+	// chunkTail is "\r\n0\r\n\r\n": the end of a chunk, then the last
+	// chunk; read-only, shared by every connection's writes
+	chunkTail []byte
+}
+
+// New returns a server for h. logger receives panics and accept errors.
+func New(h http.Handler, opts Options, logger *slog.Logger) *Server {
+	if opts.ReadHeaderTimeout == 0 {
+		opts.ReadHeaderTimeout = opts.ReadTimeout
+	}
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = opts.ReadTimeout
+	}
+	if opts.MaxHeaderBytes <= 0 {
+		opts.MaxHeaderBytes = http.DefaultMaxHeaderBytes
+	}
+	if opts.WatchAfter <= 0 {
+		opts.WatchAfter = 50 * time.Millisecond
+	}
+	return &Server{handler: h, opts: opts, logger: logger, lns: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
+		chunkTail: []byte("\r\n0\r\n\r\n")}
+}
+
+// Serve accepts connections on ln until Shutdown or Close, then returns
+// http.ErrServerClosed; any other accept error that is not transient is
+// returned as is. Serve closes ln.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closing.Load() {
+		s.mu.Unlock()
+		ln.Close()
+		return http.ErrServerClosed
+	}
+	s.lns[ln] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.lns, ln)
+		s.mu.Unlock()
+		ln.Close()
+	}()
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.closing.Load() {
+				return http.ErrServerClosed
+			}
+			if !transient(err) {
+				return err
+			}
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.logger.Warn("accepting a connection failed; retrying", "error", err, "retry_in", backoff)
+			time.Sleep(backoff)
+			continue
+		}
+		backoff = 0
+		c := newConn(s, nc)
+		if !s.track(c) {
+			nc.Close()
+			return http.ErrServerClosed
+		}
+		go c.serve()
+	}
+}
+
+// transient reports an accept error worth retrying: a timeout, or the
+// process or system out of descriptors, buffers or memory, or a connection
+// reset before it was accepted.
+func transient(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	for _, e := range [...]error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED, syscall.ECONNRESET} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) track(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing.Load() {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+}
+
+// newConnGrace is how long Shutdown lets a connection that has sent nothing
+// yet keep its chance to send its first request (net/http's figure).
+const newConnGrace = 5 * time.Second
+
+// Shutdown stops the listeners, closes idle connections, lets every
+// request in flight finish (its answer says Connection: close), and returns
+// nil once no connection is left, or ctx's error if ctx ends first (the
+// remaining connections stay open; Close ends them). A connection accepted
+// but still silent is given 5 seconds to send its request.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopListening()
+	wait := time.Millisecond
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		if s.closeIdle() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+			wait = min(2*wait, 100*time.Millisecond)
+			timer.Reset(wait)
+		}
+	}
+}
+
+// Close stops the listeners and closes every connection at once, in flight
+// or not.
+func (s *Server) Close() error {
+	err := s.stopListening()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.state.Store(stateClosed)
+		c.rwc.Close()
+	}
+	return err
+}
+
+func (s *Server) stopListening() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closing.Store(true)
+	var err error
+	for ln := range s.lns {
+		if cerr := ln.Close(); cerr != nil && !errors.Is(cerr, net.ErrClosed) {
+			err = errors.Join(err, cerr)
+		}
+	}
+	return err
+}
+
+// closeIdle closes the connections waiting for a request and reports
+// whether none is left.
+func (s *Server) closeIdle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		switch {
+		case c.state.CompareAndSwap(stateIdle, stateClosed):
+		case time.Since(c.accepted) > newConnGrace && c.state.CompareAndSwap(stateNew, stateClosed):
+		default:
+			continue
+		}
+		c.rwc.Close()
+	}
+	return len(s.conns) == 0
+}
+
+// bodyLimit is the most of an answer held back to leave in one write; a
+// longer answer is streamed.
+const bodyLimit = 64 << 10
+
+func (s *Server) getBody() *[]byte {
+	if bp, ok := s.bodies.Get().(*[]byte); ok {
+		return bp
+	}
+	b := make([]byte, 0, 16<<10)
+	return &b
+}
+
+func (s *Server) putBody(bp *[]byte) {
+	if cap(*bp) <= bodyLimit {
+		*bp = (*bp)[:0]
+		s.bodies.Put(bp)
+	}
+}
