@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/restgate/gateway/upstreams/sandbox"
+	sandboxaccounts "github.com/restgate/gateway/upstreams/sandbox/accounts"
 )
 
 // backendPath is the B1 list path, asked of the backend and the proxy.
@@ -18,7 +18,7 @@ const backendPath = "/api/v1/account/"
 
 // backendHandler answers the list on the B1 path and 404 elsewhere.
 func backendHandler() http.Handler {
-	list := sandbox.FixedAccountList()
+	list := sandboxaccounts.FixedList()
 	length := fmt.Sprint(len(list))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != backendPath && r.URL.Path != strings.TrimSuffix(backendPath, "/") {

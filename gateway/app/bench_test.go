@@ -20,7 +20,7 @@ import (
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/duplicates"
 	"github.com/restgate/gateway/gateway/metrics"
-	"github.com/restgate/gateway/upstreams/sandbox"
+	sandboxaccounts "github.com/restgate/gateway/upstreams/sandbox/accounts"
 )
 
 // benchConfig is the accounts part of the shipped configuration with
@@ -94,7 +94,7 @@ func benchGateway(tb testing.TB, list []byte) (http.Handler, *atomic.Int64) {
 
 func TestBenchGatewayAnswersMappedAccounts(t *testing.T) {
 	t.Parallel()
-	h, lines := benchGateway(t, sandbox.FixedAccountList())
+	h, lines := benchGateway(t, sandboxaccounts.FixedList())
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v2/accounts", nil))
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
@@ -113,7 +113,7 @@ func TestBenchGatewayAnswersMappedAccounts(t *testing.T) {
 // handler, shared upstream client over loopback, mapping writer) with
 // metrics and the call log on.
 func BenchmarkGatewayAccountsV2(b *testing.B) {
-	h, _ := benchGateway(b, sandbox.FixedAccountList())
+	h, _ := benchGateway(b, sandboxaccounts.FixedList())
 	req := httptest.NewRequest(http.MethodGet, "/v2/accounts", nil)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -10,17 +10,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/restgate/gateway/upstreams"
-	"github.com/restgate/gateway/upstreams/sandbox"
+	sandboxaccounts "github.com/restgate/gateway/upstreams/sandbox/accounts"
+	"github.com/restgate/gateway/upstreams/sandbox/sandboxdb"
 )
 
 // TestAgainstSandbox runs the client over HTTP against the reference
 // account controller, the same path the gateway takes in its demo setup.
 func TestAgainstSandbox(t *testing.T) {
 	t.Parallel()
-	db, err := sandbox.OpenDB(t.TempDir())
+	db, err := sandboxdb.Open(t.TempDir())
 	require.NoError(t, err)
 	defer db.Close()
-	h, err := sandbox.NewAccounts(db)
+	h, err := sandboxaccounts.New(db)
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	defer srv.Close()

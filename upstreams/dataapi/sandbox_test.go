@@ -14,23 +14,25 @@ import (
 
 	"github.com/restgate/gateway/upstreams"
 	"github.com/restgate/gateway/upstreams/dataapi"
-	"github.com/restgate/gateway/upstreams/sandbox"
+	sandboxdata "github.com/restgate/gateway/upstreams/sandbox/dataapi"
+	"github.com/restgate/gateway/upstreams/sandbox/sandboxdb"
+	"github.com/restgate/gateway/upstreams/sandbox/sfdc"
 )
 
 // newSandboxClient runs the sandbox data API (query batches of 5) over a
 // database holding 12 accounts, and returns a client of it.
 func newSandboxClient(t *testing.T) *dataapi.Client {
 	t.Helper()
-	db, err := sandbox.OpenDB(t.TempDir())
+	db, err := sandboxdb.Open(t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	require.NoError(t, sandbox.EnsureSchema(db))
+	require.NoError(t, sfdc.EnsureTables(db))
 	for i := range 12 {
 		_, err := db.Exec(`INSERT INTO accounts ("Id", "Name") VALUES (?, ?)`,
 			fmt.Sprintf("001000000000%03dAAA", i), fmt.Sprintf("Sandbox Account %02d", i))
 		require.NoError(t, err)
 	}
-	h, err := sandbox.NewDataAPI(db, sandbox.WithDataBatchSize(5))
+	h, err := sandboxdata.New(db, sandboxdata.WithBatchSize(5))
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -140,8 +142,8 @@ func TestSandboxFieldCache(t *testing.T) {
 	ctx := context.Background()
 	for _, tt := range []struct {
 		typ    string
-		fields []sandbox.Field
-	}{{"Account", sandbox.AccountFields()}, {"Contact", sandbox.ContactFields()}} {
+		fields []sfdc.Field
+	}{{"Account", sfdc.AccountFields()}, {"Contact", sfdc.ContactFields()}} {
 		got, err := f.Fields(ctx, tt.typ)
 		require.NoError(t, err)
 		want := make([]string, len(tt.fields))

@@ -1,3 +1,13 @@
+// Package sandbox composes the reference servers of the backend contracts
+// of UPSTREAMS.md into the embedded sandbox: the account controller (B1),
+// the Flowable-compatible workflow engine (B2), the batch file upload (B3),
+// the data API (B4) and the public feed (B5), one package each under this
+// one, over one SQLite file (sandboxdb). The gateway starts it on loopback
+// when an upstream's URL is "sandbox" and talks to it over HTTP like to any
+// real backend; the tests use it too.
+//
+// Start is the one entry point. A gateway built with -tags nosandbox does
+// not import this package, so neither the contracts nor SQLite are linked.
 package sandbox
 
 import (
@@ -12,6 +22,14 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/restgate/gateway/upstreams/sandbox/accounts"
+	"github.com/restgate/gateway/upstreams/sandbox/dataapi"
+	"github.com/restgate/gateway/upstreams/sandbox/feed"
+	"github.com/restgate/gateway/upstreams/sandbox/files"
+	"github.com/restgate/gateway/upstreams/sandbox/sandboxdb"
+	"github.com/restgate/gateway/upstreams/sandbox/sfdc"
+	"github.com/restgate/gateway/upstreams/sandbox/workflow"
 )
 
 // contracts are the upstream names the sandbox can stand in for; each is
@@ -27,10 +45,10 @@ type Server struct {
 	base string
 }
 
-// Start opens dataDir's SQLite file and serves every contract on a free
-// loopback port. Close stops it.
+// Start opens dataDir's SQLite file (creating and seeding it the first
+// time) and serves every contract on a free loopback port. Close stops it.
 func Start(dataDir string, logger *slog.Logger) (*Server, error) {
-	db, err := OpenDB(dataDir)
+	db, err := sandboxdb.Open(dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -51,11 +69,13 @@ func Start(dataDir string, logger *slog.Logger) (*Server, error) {
 			logger.Error("sandbox stopped", "err", err)
 		}
 	}()
-	logger.Info("sandbox backends started", "url", s.base, "db", filepath.Join(dataDir, DBFile))
+	logger.Info("sandbox backends started", "url", s.base, "db", filepath.Join(dataDir, sandboxdb.File))
 	return s, nil
 }
 
-// URL is the base URL of the named contract (see contracts).
+// URL is the base URL of the named contract: accounts, workflow, data,
+// files or feed (the upstream names of the shipped config). Another name is
+// an error naming the five.
 func (s *Server) URL(name string) (string, error) {
 	if !slices.Contains(contracts(), name) {
 		return "", fmt.Errorf("no sandbox for upstream %q (sandbox serves %s)", name, strings.Join(contracts(), ", "))
@@ -72,42 +92,44 @@ func (s *Server) Close(ctx context.Context) error {
 // handler mounts each contract under its prefix. The data contract also
 // carries the batch upload, as the real data API host does.
 func handler(db *sql.DB, dataDir string) (http.Handler, error) {
-	if err := EnsureSchema(db); err != nil {
+	if err := sfdc.EnsureTables(db); err != nil {
 		return nil, err
 	}
-	accounts, err := NewAccounts(db)
+	// Accounts first: the data API attaches its seeded contacts to the
+	// accounts it finds.
+	accountsH, err := accounts.New(db)
 	if err != nil {
 		return nil, err
 	}
-	workflow, err := NewWorkflow(db)
+	workflowH, err := workflow.New(db)
 	if err != nil {
 		return nil, err
 	}
-	data, err := NewDataAPI(db)
+	dataH, err := dataapi.New(db)
 	if err != nil {
 		return nil, err
 	}
-	files, err := NewFiles(db, filepath.Join(dataDir, "files"))
+	filesH, err := files.New(db, filepath.Join(dataDir, "files"))
 	if err != nil {
 		return nil, err
 	}
-	feed, err := NewFeed(db)
+	feedH, err := feed.New(db)
 	if err != nil {
 		return nil, err
 	}
 	dataHost := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isConnectPath(r.URL.Path) {
-			files.ServeHTTP(w, r)
+			filesH.ServeHTTP(w, r)
 			return
 		}
-		data.ServeHTTP(w, r)
+		dataH.ServeHTTP(w, r)
 	})
 	mux := http.NewServeMux()
-	mux.Handle("/accounts/", http.StripPrefix("/accounts", accounts))
-	mux.Handle("/workflow/", http.StripPrefix("/workflow", workflow))
+	mux.Handle("/accounts/", http.StripPrefix("/accounts", accountsH))
+	mux.Handle("/workflow/", http.StripPrefix("/workflow", workflowH))
 	mux.Handle("/data/", http.StripPrefix("/data", dataHost))
-	mux.Handle("/files/", http.StripPrefix("/files", files))
-	mux.Handle("/feed/", http.StripPrefix("/feed", feed))
+	mux.Handle("/files/", http.StripPrefix("/files", filesH))
+	mux.Handle("/feed/", http.StripPrefix("/feed", feedH))
 	return mux, nil
 }
 

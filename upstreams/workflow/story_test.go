@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/restgate/gateway/upstreams"
-	"github.com/restgate/gateway/upstreams/sandbox"
+	"github.com/restgate/gateway/upstreams/sandbox/sandboxdb"
+	sandboxworkflow "github.com/restgate/gateway/upstreams/sandbox/workflow"
 	"github.com/restgate/gateway/upstreams/workflow"
 )
 
@@ -19,10 +20,10 @@ import (
 // gateway runs it when the workflow URL is "sandbox".
 func newSandboxClient(t *testing.T) *workflow.Client {
 	t.Helper()
-	db, err := sandbox.OpenDB(t.TempDir())
+	db, err := sandboxdb.Open(t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	h, err := sandbox.NewWorkflow(db)
+	h, err := sandboxworkflow.New(db)
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

@@ -17,7 +17,8 @@ import (
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/upstreams"
 	upaccounts "github.com/restgate/gateway/upstreams/accounts"
-	"github.com/restgate/gateway/upstreams/sandbox"
+	sandboxaccounts "github.com/restgate/gateway/upstreams/sandbox/accounts"
+	"github.com/restgate/gateway/upstreams/sandbox/sfdc"
 )
 
 const testUser = "005000000000001"
@@ -27,7 +28,7 @@ const testUser = "005000000000001"
 // only and DELETE for admins, v3 keeping nulls.
 func testConfig() *config.Config {
 	var fields []string
-	for _, f := range sandbox.AccountFields() {
+	for _, f := range sfdc.AccountFields() {
 		fields = append(fields, f.Name)
 	}
 	legacy := map[string]string{}
@@ -84,7 +85,7 @@ func newRouter(tb testing.TB, baseURL string, opts accounts.Options, doer upstre
 // newSandbox serves the reference account controller on dir's database.
 func newSandbox(tb testing.TB, dir string) (url string, stop func()) {
 	tb.Helper()
-	return handlertest.Sandbox(tb, dir, sandbox.NewAccounts)
+	return handlertest.Sandbox(tb, dir, sandboxaccounts.New)
 }
 
 // do sends one request to the gateway as testUser; roles may be empty.

@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/restgate/gateway/gateway/handlers/handlertest"
-	"github.com/restgate/gateway/upstreams/sandbox"
+	sandboxaccounts "github.com/restgate/gateway/upstreams/sandbox/accounts"
+	sandboxdata "github.com/restgate/gateway/upstreams/sandbox/dataapi"
 )
 
 // sandboxGateway serves the data routes against the reference data API
@@ -19,10 +20,10 @@ import (
 func sandboxGateway(t *testing.T, batch int) http.Handler {
 	t.Helper()
 	url, _ := handlertest.Sandbox(t, t.TempDir(), func(db *sql.DB) (http.Handler, error) {
-		if _, err := sandbox.NewAccounts(db); err != nil { // seeds the accounts the contacts attach to
+		if _, err := sandboxaccounts.New(db); err != nil { // seeds the accounts the contacts attach to
 			return nil, err
 		}
-		return sandbox.NewDataAPI(db, sandbox.WithDataBatchSize(batch))
+		return sandboxdata.New(db, sandboxdata.WithBatchSize(batch))
 	})
 	return newGateway(t, url, httpClient())
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/restgate/gateway/gateway/handlers/handlertest"
 	"github.com/restgate/gateway/upstreams"
-	"github.com/restgate/gateway/upstreams/sandbox"
+	sandboxfiles "github.com/restgate/gateway/upstreams/sandbox/files"
 )
 
 // sandboxGateway serves the files route against the reference batch upload,
@@ -25,7 +25,7 @@ func sandboxGateway(t *testing.T) (*gateway, string, func(id string) (title, sto
 	var db *sql.DB
 	url, _ := handlertest.Sandbox(t, t.TempDir(), func(d *sql.DB) (http.Handler, error) {
 		db = d
-		return sandbox.NewFiles(d, store)
+		return sandboxfiles.New(d, store)
 	})
 	client, err := upstreams.NewClient("files", upstreams.Settings{URL: url, Retry: upstreams.RetrySettings{Attempts: 1},
 		Auth: upstreams.AuthSettings{BearerToken: "sandbox-token"}}, nil)
@@ -76,7 +76,7 @@ func TestSandboxUpload(t *testing.T) {
 func TestSandboxRequiresToken(t *testing.T) {
 	t.Parallel()
 	store := t.TempDir()
-	url, _ := handlertest.Sandbox(t, t.TempDir(), func(db *sql.DB) (http.Handler, error) { return sandbox.NewFiles(db, store) })
+	url, _ := handlertest.Sandbox(t, t.TempDir(), func(db *sql.DB) (http.Handler, error) { return sandboxfiles.New(db, store) })
 	g := newGateway(t, url, httpClient(), 1<<20) // no credentials added
 	ct, body := form(t, part{name: "subjectId", content: subject}, part{name: "file", filename: "a.txt", content: "a"})
 	a := send(t, g, ct, bytes.NewReader(body))

@@ -20,7 +20,7 @@ import (
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
-	"github.com/restgate/gateway/upstreams/sandbox"
+	"github.com/restgate/gateway/upstreams/sandbox/sandboxdb"
 )
 
 // Router builds the route table of cfg (already defaulted) and serves it
@@ -70,7 +70,7 @@ func WithIdentity(next http.Handler, defaultUser string) http.Handler {
 // on the same dir stops the first one itself).
 func Sandbox(tb testing.TB, dir string, build func(*sql.DB) (http.Handler, error)) (url string, stop func()) {
 	tb.Helper()
-	db, err := sandbox.OpenDB(dir)
+	db, err := sandboxdb.Open(dir)
 	require.NoError(tb, err)
 	h, err := build(db)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/restgate/gateway/gateway/handlers/handlertest"
-	"github.com/restgate/gateway/upstreams/sandbox"
+	sandboxfeed "github.com/restgate/gateway/upstreams/sandbox/feed"
 )
 
 // strictFeed answers 201 only to exactly the request the feed contract
@@ -164,7 +164,7 @@ func TestSandboxStoresMessages(t *testing.T) {
 	var db *sql.DB
 	url, _ := handlertest.Sandbox(t, t.TempDir(), func(d *sql.DB) (http.Handler, error) {
 		db = d
-		return sandbox.NewFeed(d)
+		return sandboxfeed.New(d)
 	})
 	gw := newGateway(t, url, httpClient())
 

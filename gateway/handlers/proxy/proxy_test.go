@@ -11,12 +11,12 @@ import (
 
 	"github.com/restgate/gateway/gateway/handlers/handlertest"
 	"github.com/restgate/gateway/upstreams"
-	"github.com/restgate/gateway/upstreams/sandbox"
+	sandboxdata "github.com/restgate/gateway/upstreams/sandbox/dataapi"
 )
 
 func TestContactsFromSandboxQuery(t *testing.T) {
 	t.Parallel()
-	url, _ := handlertest.Sandbox(t, t.TempDir(), func(db *sql.DB) (http.Handler, error) { return sandbox.NewDataAPI(db) })
+	url, _ := handlertest.Sandbox(t, t.TempDir(), func(db *sql.DB) (http.Handler, error) { return sandboxdata.New(db) })
 	h := newGateway(t, plainClient(), map[string]string{"data": url, "fake": url})
 
 	tests := []struct {

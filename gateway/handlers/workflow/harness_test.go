@@ -18,7 +18,7 @@ import (
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/upstreams"
-	"github.com/restgate/gateway/upstreams/sandbox"
+	sandboxworkflow "github.com/restgate/gateway/upstreams/sandbox/workflow"
 	engine "github.com/restgate/gateway/upstreams/workflow"
 )
 
@@ -89,7 +89,7 @@ func newGateway(tb testing.TB, baseURL string) http.Handler {
 // newSandbox serves the reference engine on a fresh database.
 func newSandbox(tb testing.TB) string {
 	tb.Helper()
-	url, _ := handlertest.Sandbox(tb, tb.TempDir(), sandbox.NewWorkflow)
+	url, _ := handlertest.Sandbox(tb, tb.TempDir(), sandboxworkflow.New)
 	return url
 }
 
