@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -12,9 +13,13 @@ import (
 )
 
 // check prints the route table of a valid config (exit 0) or every problem,
-// one per line (exit 1).
+// one per line (exit 1). An upstream whose url is "sandbox" is a problem in
+// a binary built without the sandbox (-tags nosandbox).
 func check(path string, stdout, stderr io.Writer, getenv func(string) string) int {
 	cfg, table, err := routes.Load(path, getenv)
+	if err == nil {
+		err = errors.Join(sandboxProblems(cfg.Upstreams, sandboxBuilt)...)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s is not valid:\n", path)
 		// The header names the file; Load's prefix on its first problem

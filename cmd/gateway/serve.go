@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
@@ -22,7 +22,6 @@ import (
 	"github.com/restgate/gateway/gateway/reload"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/gateway/server"
-	"github.com/restgate/gateway/upstreams/sandbox"
 )
 
 // serve runs the gateway until ctx is done, then drains and flushes the call
@@ -31,6 +30,9 @@ import (
 func serve(ctx context.Context, path string, stdout io.Writer, getenv func(string) string) error {
 	cfg, _, err := routes.Load(path, getenv)
 	if err != nil {
+		return err
+	}
+	if err := errors.Join(sandboxProblems(cfg.Upstreams, sandboxBuilt)...); err != nil {
 		return err
 	}
 	logger := newLogger(stdout, cfg.Log.Level)
@@ -112,38 +114,6 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	}
 	logger.Info("gateway stopped")
 	return err
-}
-
-// sandboxes starts the embedded reference backends the first time an
-// upstream asks for them.
-type sandboxes struct {
-	mu      sync.Mutex
-	dataDir string
-	logger  *slog.Logger
-	srv     *sandbox.Server
-}
-
-func (s *sandboxes) url(name string) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.srv == nil {
-		srv, err := sandbox.Start(s.dataDir, s.logger)
-		if err != nil {
-			return "", err
-		}
-		s.srv = srv
-	}
-	return s.srv.URL(name)
-}
-
-func (s *sandboxes) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.srv != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = s.srv.Close(ctx)
-	}
 }
 
 func shipperConfig(l config.Log) calllog.Config {

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/restgate/gateway/upstreams"
+)
+
+// errNoSandbox is what an upstream whose url is "sandbox" gets from a
+// binary built with -tags nosandbox.
+var errNoSandbox = errors.New(`"sandbox" needs a build with the sandbox (this binary was built with -tags nosandbox)`)
+
+// sandboxServer is the running embedded sandbox (sandbox.Server).
+type sandboxServer interface {
+	URL(name string) (string, error)
+	Close(ctx context.Context) error
+}
+
+// sandboxes starts the embedded reference backends the first time an
+// upstream asks for them (startSandbox: sandbox.Start, or errNoSandbox in a
+// build without the sandbox).
+type sandboxes struct {
+	mu      sync.Mutex
+	dataDir string
+	logger  *slog.Logger
+	srv     sandboxServer
+}
+
+func (s *sandboxes) url(name string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv == nil {
+		srv, err := startSandbox(s.dataDir, s.logger)
+		if err != nil {
+			return "", err
+		}
+		s.srv = srv
+	}
+	return s.srv.URL(name)
+}
+
+func (s *sandboxes) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = s.srv.Close(ctx)
+	}
+}
+
+// sandboxProblems lists, by key path and in name order, every upstream of
+// ups whose url is "sandbox" when built says this binary has no sandbox;
+// nil otherwise.
+func sandboxProblems(ups map[string]upstreams.Settings, built bool) []error {
+	if built {
+		return nil
+	}
+	var names []string
+	for name, s := range ups {
+		if s.URL == upstreams.SandboxURL {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var problems []error
+	for _, name := range names {
+		problems = append(problems, fmt.Errorf("upstreams.%s.url: %w", name, errNoSandbox))
+	}
+	return problems
+}
