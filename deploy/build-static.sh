@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds the gateway exactly as deploy/Dockerfile does (a static, stripped
-# binary), proves it is static, then runs it the way a container would: a
-# non-loopback-style environment (JWT auth, plain HTTP, a throwaway data
-# directory), waits for /healthz and /readyz, makes one authenticated API
-# call, sends SIGTERM and requires a clean exit (code 0).
+# binary without the embedded sandbox: -tags nosandbox), proves it is static
+# and links no SQLite, proves it refuses upstreams whose url is "sandbox",
+# then runs it the way a container would: a non-loopback-style environment
+# (JWT auth, plain HTTP, a throwaway data directory, every *_URL a real
+# address), waits for /healthz and /readyz, makes authenticated API calls,
+# sends SIGTERM and requires a clean exit (code 0).
 #
 #   deploy/build-static.sh [OUTPUT]     default OUTPUT: a temporary file
 #
@@ -22,7 +24,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== build ${out}"
-(cd "${root}" && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "${out}" ./cmd/gateway)
+(cd "${root}" && CGO_ENABLED=0 go build -tags nosandbox -trimpath -ldflags="-s -w" -o "${out}" ./cmd/gateway)
 
 echo "== static?"
 if ! command -v file >/dev/null 2>&1; then
@@ -45,13 +47,48 @@ if command -v ldd >/dev/null 2>&1 && ldd "${out}" >/dev/null 2>&1; then
   echo "FAIL: ldd lists shared libraries:" >&2; ldd "${out}" >&2; exit 1
 fi
 
+echo "== no sandbox, no SQLite"
+info="$(go version -m "${out}")"
+if ! grep -q -- '-tags=nosandbox' <<<"${info}"; then
+  echo "FAIL: the binary was not built with -tags nosandbox:" >&2; echo "${info}" >&2; exit 1
+fi
+if grep -q 'modernc.org/sqlite' <<<"${info}"; then
+  echo "FAIL: the binary links SQLite:" >&2; grep modernc <<<"${info}" >&2; exit 1
+fi
+echo "built with -tags nosandbox, no modernc.org/sqlite"
+
+echo "== sandbox upstreams are refused"
+# config.yaml's *_URL default to "sandbox": check names each one, and serve
+# stops before listening (the timeout only bounds a binary that would not).
+refusal='.url: "sandbox" needs a build with the sandbox (this binary was built with -tags nosandbox)'
+status=0
+env -i PATH="${PATH}" HOME="${work}" "${out}" check -config "${root}/config.yaml" >"${work}/check.out" 2>&1 || status=$?
+if [ "${status}" -ne 1 ]; then
+  echo "FAIL: check of the sandbox config exited ${status}, want 1:" >&2; cat "${work}/check.out" >&2; exit 1
+fi
+for name in accounts workflow data files feed; do
+  grep -qF -- "upstreams.${name}${refusal}" "${work}/check.out" ||
+    { echo "FAIL: check does not name upstreams.${name}.url:" >&2; cat "${work}/check.out" >&2; exit 1; }
+done
+status=0
+env -i PATH="${PATH}" HOME="${work}" GATEWAY_LISTEN=127.0.0.1:0 GATEWAY_ADMIN_LISTEN=127.0.0.1:0 GATEWAY_TLS=off \
+  GATEWAY_DATA_DIR="${work}/refused" timeout 30 "${out}" serve -config "${root}/config.yaml" >"${work}/serve.out" 2>&1 || status=$?
+if [ "${status}" -ne 1 ] || ! grep -qF -- "upstreams.accounts${refusal}" "${work}/serve.out"; then
+  echo "FAIL: serve with sandbox upstreams exited ${status}, want 1 with the refusal:" >&2; cat "${work}/serve.out" >&2; exit 1
+fi
+echo "check and serve refuse every sandbox upstream by key path"
+
 echo "== run"
 secret="$(openssl rand -hex 16)" # 32 bytes of text: the HS256 minimum the config enforces
 log="${work}/gateway.log"
 # Port 0: the kernel picks free ports; the gateway logs the bound addresses.
+# The upstreams point at the discard port, where nothing listens: the
+# gateway starts without reaching them and answers CALLOUT_FAILED for them.
+backend=http://127.0.0.1:9
 env -i PATH="${PATH}" HOME="${work}" \
   GATEWAY_LISTEN=127.0.0.1:0 GATEWAY_ADMIN_LISTEN=127.0.0.1:0 GATEWAY_TLS=off \
   GATEWAY_AUTH_MODE=jwt GATEWAY_JWT_SECRET="${secret}" GATEWAY_DATA_DIR="${work}/data" \
+  ACCOUNTS_URL="${backend}" WORKFLOW_URL="${backend}" DATA_URL="${backend}" FILES_URL="${backend}" FEED_URL="${backend}" \
   "${out}" serve -config "${root}/config.yaml" >"${log}" 2>&1 &
 pid=$!
 
@@ -96,6 +133,15 @@ if [ "${code}" != "200" ]; then
   echo "FAIL: an authenticated call answered ${code}, want 200:" >&2; cat "${work}/endpoints.json" >&2; exit 1
 fi
 echo "unauthenticated call 401, authenticated call 200"
+code="$(curl -sS -o "${work}/accounts.json" -w '%{http_code}' -H "Authorization: Bearer ${token}" "${api}/v2/accounts")"
+if [ "${code}" != "502" ] || ! grep -q '"CALLOUT_FAILED"' "${work}/accounts.json"; then
+  echo "FAIL: a call to the unreachable accounts upstream answered ${code}, want 502 CALLOUT_FAILED:" >&2
+  cat "${work}/accounts.json" >&2; exit 1
+fi
+if grep -q 'sandbox backends started' "${log}"; then
+  echo "FAIL: a sandbox was started:" >&2; cat "${log}" >&2; exit 1
+fi
+echo "the configured upstream url is called (502 CALLOUT_FAILED), no sandbox started"
 
 echo "== SIGTERM"
 kill -TERM "${pid}"
