@@ -35,15 +35,15 @@ func (t token) String() string {
 	return "'" + t.text + "'"
 }
 
-// MaxLen bounds the text a query may have: the real API refuses
+// maxLen bounds the text a query may have: the real API refuses
 // queries longer than 100,000 characters.
-const MaxLen = 100_000
+const maxLen = 100_000
 
 // tokens splits q into tokens. It is shared by the SOQL and SOSL parsers
 // (SOSL only adds the braces of FIND, which its parser handles first).
 func tokens(q string) ([]token, error) {
-	if len(q) > MaxLen {
-		return nil, malformed("query is longer than %d characters", MaxLen)
+	if len(q) > maxLen {
+		return nil, malformed("query is longer than %d characters", maxLen)
 	}
 	var toks []token
 	for i := 0; i < len(q); {

@@ -91,7 +91,7 @@ func TestParseSOQLRejects(t *testing.T) {
 		{desc: "OFFSET before LIMIT", in: "SELECT Id FROM Account OFFSET 1 LIMIT 2", code: "MALFORMED_QUERY"},
 		{desc: "keyword as field", in: "SELECT Id FROM Account ORDER BY LIMIT", code: "MALFORMED_QUERY"},
 		{desc: "value is a field", in: "SELECT Id FROM Account WHERE Name = Site", code: "MALFORMED_QUERY"},
-		{desc: "too long", in: "SELECT Id FROM Account WHERE Name = '" + strings.Repeat("a", MaxLen) + "'", code: "MALFORMED_QUERY"},
+		{desc: "too long", in: "SELECT Id FROM Account WHERE Name = '" + strings.Repeat("a", maxLen) + "'", code: "MALFORMED_QUERY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
