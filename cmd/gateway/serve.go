@@ -29,7 +29,7 @@ import (
 // log. Any problem before serving (config, port in use, missing secret) is
 // returned as one error naming its cause.
 func serve(ctx context.Context, path string, stdout io.Writer, getenv func(string) string) error {
-	cfg, _, err := routes.Load(path, getenv)
+	cfg, table, err := routes.Load(path, getenv)
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		Duplicates: duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries),
 		Upstreams:  app.NewUpstreamSet(m, sb.url),
 	}
-	gw, err := app.Build(ctx, cfg, shared)
+	gw, err := app.Build(ctx, cfg, table, shared)
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func newHarness(t *testing.T, yaml string, env map[string]string) *harness {
 	t.Helper()
 	cfg, err := config.Parse([]byte(yaml), func(k string) string { return env[k] })
 	require.NoError(t, err)
-	require.NoError(t, config.Validate(cfg))
+	table := tabled(t, cfg)
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg, metrics.BuildInfo{Version: "test", Revision: "r", GoVersion: "go"})
 	require.NoError(t, err)
@@ -83,7 +83,7 @@ func newHarness(t *testing.T, yaml string, env map[string]string) *harness {
 			return "", errors.New("no sandbox in this test")
 		}),
 	}
-	gw, err := Build(context.Background(), cfg, sh)
+	gw, err := Build(context.Background(), cfg, table, sh)
 	require.NoError(t, err)
 	return &harness{handler: gw.Handler, log: log, reg: reg}
 }

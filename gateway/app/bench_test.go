@@ -68,7 +68,7 @@ func benchGateway(tb testing.TB, list []byte) (http.Handler, *atomic.Int64) {
 	env := map[string]string{"ACCOUNTS_URL": backend.URL, "COLLECTOR": collector.URL}
 	cfg, err := config.Parse([]byte(benchConfig), func(k string) string { return env[k] })
 	require.NoError(tb, err)
-	require.NoError(tb, config.Validate(cfg))
+	table := tabled(tb, cfg)
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg, metrics.BuildInfo{Version: "bench", Revision: "r", GoVersion: "go"})
 	require.NoError(tb, err)
@@ -87,7 +87,7 @@ func benchGateway(tb testing.TB, list []byte) (http.Handler, *atomic.Int64) {
 			return "", fmt.Errorf("no sandbox here")
 		}),
 	}
-	gw, err := Build(context.Background(), cfg, sh)
+	gw, err := Build(context.Background(), cfg, table, sh)
 	require.NoError(tb, err)
 	return gw.Handler, &lines
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/restgate/gateway/gateway/duplicates"
 	"github.com/restgate/gateway/gateway/metrics"
 	"github.com/restgate/gateway/gateway/reload"
+	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/gateway/server"
 )
 
@@ -86,7 +87,9 @@ func newGateway(t *testing.T, path, fake string) *gateway {
 	require.NoError(t, err)
 	sh := &app.Shared{Logger: discard(), Metrics: m, CallLog: nopLog{}, Duplicates: duplicates.New(time.Minute, 100),
 		Upstreams: app.NewUpstreamSet(m, func(string) (string, error) { return "", os.ErrNotExist })}
-	gw, err := reload.Build(context.Background(), path, nil, sh)
+	cfg, table, err := routes.Load(path, nil)
+	require.NoError(t, err)
+	gw, err := app.Build(context.Background(), cfg, table, sh)
 	require.NoError(t, err)
 	g := &gateway{path: path, fake: fake, shared: sh, api: server.NewSwappable(gw.Handler), counter: &countingCounter{}}
 	g.reloader = reload.New(reload.Options{Path: path, Serving: gw, Shared: sh, Target: g.api, Counter: g.counter, Logger: discard()})
