@@ -66,7 +66,7 @@ func TestRetries(t *testing.T) {
 			s := testSettings(f.srv.URL)
 			s.Retry = RetrySettings{Attempts: max(tt.attempts, 2), Backoff: time.Millisecond, Budget: 1}
 			c, rec := newTestClient(t, s)
-			ctx := WithCallOptions(context.Background(), CallOptions{NoRetry: tt.noRetry})
+			ctx := WithCallState(context.Background(), &CallState{Options: CallOptions{NoRetry: tt.noRetry}})
 			var body io.Reader
 			if tt.body != "" {
 				body = strings.NewReader(tt.body)

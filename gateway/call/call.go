@@ -36,7 +36,7 @@ func (i Identity) HasRole(roles []string) bool {
 // router fills the route and version; handlers read it; the writer records
 // the outcome that the metrics and the call log read after the handler
 // returns. Only the goroutine serving the request touches it, except
-// Upstream, which is safe for concurrent use.
+// Upstream's Timing, which is safe for concurrent use.
 type Call struct {
 	Start    time.Time
 	Identity Identity
@@ -48,11 +48,12 @@ type Call struct {
 	Version string
 	// Options are the route's settings for Version.
 	Options *routes.VersionOptions
-	// Upstream accumulates time spent waiting on backends.
-	Upstream upstreams.Timing
-	// Trace holds the request's W3C trace headers, captured once by the
-	// trace middleware: the answer and every upstream call share them.
-	Trace upstreams.TraceHeaders
+	// Upstream is what the shared upstream client reads and records for
+	// this request: the time spent waiting on backends (Timing), the
+	// request's W3C trace headers, captured once by the trace middleware
+	// and shared by the answer and every upstream call (Trace), and the
+	// route's call options, set by the router (Options).
+	Upstream upstreams.CallState
 	// Body is the request body as the handler read it (bounded), for the call
 	// log and the system messages.
 	Body []byte
@@ -66,10 +67,6 @@ type Call struct {
 	// ctx is the context node of the first With, kept here so that binding
 	// a Call allocates nothing of its own.
 	ctx callContext
-	// upstreamOptions are the route's upstream call options when
-	// WithCallOptions could record them here; the zero value is none (the
-	// client's defaults either way).
-	upstreamOptions upstreams.CallOptions
 }
 
 // Handler serves one route. It returns the result in the backend's internal

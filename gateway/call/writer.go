@@ -207,7 +207,7 @@ func (w *Writer) finish(c *Call, status int, st []byte) (envelope.Meta, []byte) 
 	now := w.cfg.Now()
 	total := w.elapsedAt(c, now)
 	c.Status, c.TotalMillis = status, total
-	up := float64(c.Upstream.Total()) / 1e6
+	up := float64(c.Upstream.Timing.Total()) / 1e6
 	st = append(st, "gateway;dur="...)
 	st = envelope.AppendMillis(st, max(total-up, 0))
 	st = append(st, ", upstream;dur="...)

@@ -116,7 +116,7 @@ func TestAnswerHeaders(t *testing.T) {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
 			c := &Call{Start: start}
-			c.Upstream.Add(234 * time.Millisecond)
+			c.Upstream.Timing.Add(234 * time.Millisecond)
 			rec := httptest.NewRecorder()
 			tt.write(rec, c)
 			h := rec.Result().Header

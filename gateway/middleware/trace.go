@@ -35,9 +35,9 @@ func Trace(next http.Handler, now func() time.Time) http.Handler {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, trace.NewSpanContext(cfg))
 		// Formatted once: the answer and every upstream call share the
 		// values, and the trace id is a part of traceparent.
-		c.Trace.Capture(ctx)
-		c.TraceID = c.Trace.TraceID()
-		c.Trace.SetOn(rw.Header())
+		c.Upstream.Trace.Capture(ctx)
+		c.TraceID = c.Upstream.Trace.TraceID()
+		c.Upstream.Trace.SetOn(rw.Header())
 		next.ServeHTTP(rw, r.WithContext(call.With(ctx, c)))
 	})
 }
