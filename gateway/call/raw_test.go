@@ -34,7 +34,7 @@ func TestRawResult(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
-			c := &Call{Start: start, Options: &routes.VersionOptions{MapKeys: true, SerializeNulls: true, KeyMap: km}}
+			c := &Call{Start: start, Options: &routes.VersionOptions{MapKeys: true, DropNulls: true, KeyMap: km}}
 			rec := httptest.NewRecorder()
 			w.Success(rec, httptest.NewRequest("GET", "/v1/x", nil), c, tt.res)
 			assert.Equal(t, tt.status, rec.Code)

@@ -83,7 +83,7 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	} else {
 		opts := mapping.Options{MaxDepth: w.cfg.MaxDepth, MaxOutput: w.cfg.MaxOutput}
 		if o := c.Options; o != nil {
-			opts.DropNulls = o.SerializeNulls
+			opts.DropNulls = o.DropNulls
 			if !res.Exposed { // fixed-shape answers keep every member
 				opts.Select = o.Select
 				if o.MapKeys {
@@ -105,7 +105,7 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	var stBuf [serverTimingSize]byte // on the stack: send makes the one string
 	meta, st := w.finish(c, status, stBuf[:0])
 	meta.OmitFlags = res.OmitFlags
-	meta.MapKeys, meta.SerializeNulls = flags(c)
+	meta.MapKeys, meta.DropNulls = flags(c)
 	meta.MapKeys = meta.MapKeys || res.KeysMapped
 	if res.MapKeys != nil {
 		meta.MapKeys = true // a published key map is the flag's subject
@@ -185,7 +185,7 @@ func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err err
 	status := rd.Status
 	var stBuf [serverTimingSize]byte
 	meta, st := w.finish(c, status, stBuf[:0])
-	meta.MapKeys, meta.SerializeNulls = flags(c)
+	meta.MapKeys, meta.DropNulls = flags(c)
 	bp := w.pool.Get().(*[]byte)
 	defer w.put(bp)
 	out := envelope.AppendError((*bp)[:0], rd, w.cfg.ExposeSystemMessages, meta)
@@ -255,11 +255,11 @@ func (w *Writer) put(bp *[]byte) {
 }
 
 // flags are the envelope's mapKeysFlag (whether a key map was applied) and
-// serializeNulls; with no route matched they are the seed's defaults with no
-// map.
-func flags(c *Call) (mapKeys, serializeNulls bool) {
+// serializeNulls (whether nulls are dropped); with no route matched they are
+// the seed's defaults with no map.
+func flags(c *Call) (mapKeys, dropNulls bool) {
 	if o := c.Options; o != nil {
-		return o.MapKeys && o.KeyMap != nil, o.SerializeNulls
+		return o.MapKeys && o.KeyMap != nil, o.DropNulls
 	}
 	return false, true
 }

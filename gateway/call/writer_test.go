@@ -23,7 +23,7 @@ func TestSuccessAndItsFailures(t *testing.T) {
 	t.Parallel()
 	km, err := mapping.NewKeyMap(map[string]string{"Id": "id", "Name": "name"})
 	require.NoError(t, err)
-	opts := &routes.VersionOptions{MapKeys: true, SerializeNulls: true, KeyMap: km, Select: mapping.NewFieldSet("Id")}
+	opts := &routes.VersionOptions{MapKeys: true, DropNulls: true, KeyMap: km, Select: mapping.NewFieldSet("Id")}
 	tests := []struct {
 		desc       string
 		res        Result

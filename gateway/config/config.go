@@ -277,8 +277,9 @@ type Route struct {
 type RouteVersion struct {
 	// MapKeys applies the key map (mapKeysFlag). Default true.
 	MapKeys *bool `yaml:"mapKeys"`
-	// SerializeNulls removes null members (the seed's naming). Default true.
-	SerializeNulls *bool `yaml:"serializeNulls"`
+	// DropNulls removes null members from answers. Its key is the seed's
+	// serializeNulls, whose true means nulls are dropped. Default true.
+	DropNulls *bool `yaml:"serializeNulls"`
 	// Fields keeps only these internal fields of each record.
 	Fields []string `yaml:"fields"`
 }

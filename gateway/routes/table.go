@@ -43,8 +43,9 @@ type Route struct {
 type VersionOptions struct {
 	// MapKeys is the mapKeysFlag: whether KeyMap is applied.
 	MapKeys bool
-	// SerializeNulls removes null members (the seed's naming).
-	SerializeNulls bool
+	// DropNulls removes null members (the config's and the envelope's
+	// serializeNulls, the seed's name for it).
+	DropNulls bool
 	// KeyMap maps internal to exposed names; nil when the route has no model
 	// and no produces map.
 	KeyMap *mapping.KeyMap

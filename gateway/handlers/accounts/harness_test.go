@@ -36,8 +36,8 @@ func testConfig() *config.Config {
 	}
 	legacy["External_Id__c"] = "externalid"
 	keepNulls := false
-	versions := map[string]config.RouteVersion{"v1": {Fields: []string{"Id", "Name"}}, "v2": {}, "v3": {SerializeNulls: &keepNulls}}
-	itemVersions := map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {SerializeNulls: &keepNulls}}
+	versions := map[string]config.RouteVersion{"v1": {Fields: []string{"Id", "Name"}}, "v2": {}, "v3": {DropNulls: &keepNulls}}
+	itemVersions := map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {DropNulls: &keepNulls}}
 	cfg := &config.Config{
 		Versions: []string{"v1", "v2", "v3"},
 		Models: map[string]config.Model{"Account": {Fields: fields,

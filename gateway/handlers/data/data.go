@@ -272,7 +272,7 @@ func (h *handler) records(ctx context.Context, c *call.Call, body []byte, member
 	}
 	opts := recordOptions{
 		member:  member,
-		rewrite: mapping.Options{DropNulls: o.SerializeNulls, MaxDepth: h.maxDepth, MaxOutput: -1},
+		rewrite: mapping.Options{DropNulls: o.DropNulls, MaxDepth: h.maxDepth, MaxOutput: -1},
 		keyMap:  func(string) (*mapping.KeyMap, error) { return nil, nil },
 		next: func(u string) (string, error) {
 			loc, ok := dataapi.Locator(u)

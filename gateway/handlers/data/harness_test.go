@@ -42,9 +42,9 @@ func testConfig() *config.Config {
 			{Path: "/{version}/sobjects/{type}", Kind: config.KindData, Action: config.ActionSObject, Upstream: "data"},
 			{Path: "/{version}/sobjects/{type}/describe", Kind: config.KindData, Action: config.ActionDescribe, Upstream: "data"},
 			{Path: "/{version}/query", Kind: config.KindData, Action: config.ActionQuery, Upstream: "data",
-				Versions: map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {SerializeNulls: &keep}}},
+				Versions: map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {DropNulls: &keep}}},
 			{Path: "/{version}/query/{locator}", Kind: config.KindData, Action: config.ActionQueryMore, Upstream: "data",
-				Versions: map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {SerializeNulls: &keep}}},
+				Versions: map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {DropNulls: &keep}}},
 			{Path: "/{version}/search", Kind: config.KindData, Action: config.ActionSearch, Upstream: "data"},
 		},
 	}

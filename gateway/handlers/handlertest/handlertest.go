@@ -98,10 +98,10 @@ type Answer struct {
 	// Raw is the body as sent.
 	Raw []byte `json:"-"`
 
-	Result         json.RawMessage `json:"result"`
-	UserID         string          `json:"userId"`
-	MapKeysFlag    *bool           `json:"mapKeysFlag"`
-	SerializeNulls *bool           `json:"serializeNulls"`
+	Result      json.RawMessage `json:"result"`
+	UserID      string          `json:"userId"`
+	MapKeysFlag *bool           `json:"mapKeysFlag"`
+	DropNulls   *bool           `json:"serializeNulls"`
 	// ResponseCode is zero in a success.
 	ResponseCode ResponseCode `json:"responseCode"`
 }

@@ -41,7 +41,7 @@ func testConfig() *config.Config {
 				UpstreamPath: contactsQuery, ResultPath: "records", Summary: "Lists contacts by last name"},
 			{Path: "/{version}/things", Kind: config.KindProxy, Upstream: "fake", Model: "Thing",
 				Methods: []string{"GET", "POST"}, UpstreamPath: "/api/things?fixed=1", Query: []string{"limit", "offset"},
-				Versions: map[string]config.RouteVersion{"v2": {}, "v3": {SerializeNulls: &keepNulls}}},
+				Versions: map[string]config.RouteVersion{"v2": {}, "v3": {DropNulls: &keepNulls}}},
 			{Path: "/{version}/things/{thingId}", Kind: config.KindProxy, Upstream: "fake", Model: "Thing",
 				Methods: []string{"GET", "PUT", "PATCH", "DELETE"}, UpstreamPath: "/api/things/{thingId}"},
 			{Path: "/{version}/things/{thingId}/parts", Kind: config.KindProxy, Upstream: "fake",
