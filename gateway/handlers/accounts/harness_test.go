@@ -67,12 +67,7 @@ func newGateway(tb testing.TB, baseURL string, opts accounts.Options) http.Handl
 // returns it with its writer.
 func newRouter(tb testing.TB, baseURL string, opts accounts.Options, doer upstreams.Doer) (http.Handler, *call.Writer) {
 	tb.Helper()
-	resolve := func(name string) *upaccounts.Client {
-		if name != "accounts" {
-			return nil
-		}
-		return upaccounts.New(baseURL, doer)
-	}
+	resolve := handlertest.Only("accounts", upaccounts.New(baseURL, doer))
 	return handlertest.Router(tb, testConfig(), false, func(*routes.Table) map[string]router.Factory {
 		return map[string]router.Factory{
 			config.KindAccounts: accounts.Collection(resolve, opts),

@@ -94,15 +94,10 @@ func (b *Backend) Fields(ctx context.Context, typ string) ([]string, error) {
 	return b.fields.Fields(ctx, typ)
 }
 
-// Resolver returns the Backend of a configured upstream name; an error (no
-// such upstream, bad options) fails the factory, naming it. It must return
-// the same *Backend for the same name, so that every route shares one
-// describe cache: see Backends.
-type Resolver func(upstream string) (*Backend, error)
-
-// Backends returns a Resolver that calls build once per upstream name and
-// hands out that Backend (or that error) from then on.
-func Backends(build func(upstream string) (*Backend, error)) Resolver {
+// Backends returns a resolver that calls build once per upstream name and
+// hands out that Backend (or that error) from then on, so that every route
+// of an upstream shares one describe cache. New wants such a resolver.
+func Backends(build router.Resolver[*Backend]) router.Resolver[*Backend] {
 	type built struct {
 		b   *Backend
 		err error
@@ -152,7 +147,7 @@ func operations() map[string]operation {
 // New returns the factory of kind data. table supplies the declared models'
 // key maps. The factory fails when the action is unknown, the template lacks
 // a parameter the action reads, or the upstream has no Backend.
-func New(backends Resolver, table *routes.Table, opts Options) router.Factory {
+func New(backends router.Resolver[*Backend], table *routes.Table, opts Options) router.Factory {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = 64
 	}
@@ -167,12 +162,9 @@ func New(backends Resolver, table *routes.Table, opts Options) router.Factory {
 				return nil, fmt.Errorf("action %s reads the path parameter {%s}, which %s lacks", rt.Spec.Action, p, rt.Template)
 			}
 		}
-		b, err := backends(rt.Spec.Upstream)
+		b, err := backends.Resolve(rt.Spec.Upstream)
 		if err != nil {
-			return nil, fmt.Errorf("upstream %q: %w", rt.Spec.Upstream, err)
-		}
-		if b == nil {
-			return nil, fmt.Errorf("upstream %q has no data API client", rt.Spec.Upstream)
+			return nil, err
 		}
 		h := &handler{backend: b, table: table, maxDepth: opts.MaxDepth}
 		return map[string]call.Handler{http.MethodGet: func(r *http.Request, c *call.Call) (call.Result, error) {

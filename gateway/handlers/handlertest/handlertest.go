@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -38,6 +39,17 @@ func Router(tb testing.TB, cfg *config.Config, exposeSystemMessages bool,
 	h, err := router.New(table, router.Options{Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes, Kinds: kinds(table)})
 	require.NoError(tb, err)
 	return h, w
+}
+
+// Only resolves the upstream named name to v and refuses every other name.
+func Only[T any](name string, v T) router.Resolver[T] {
+	return func(upstream string) (T, error) {
+		if upstream != name {
+			var zero T
+			return zero, fmt.Errorf("no upstream named %q", upstream)
+		}
+		return v, nil
+	}
 }
 
 // Headers of the test caller, read only by WithIdentity: the gateway itself

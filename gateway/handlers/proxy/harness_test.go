@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -57,9 +58,12 @@ func testConfig() *config.Config {
 // trace middleware; each upstream name maps to a base URL.
 func newGateway(tb testing.TB, doer upstreams.Doer, bases map[string]string) http.Handler {
 	tb.Helper()
-	resolve := func(name string) (proxy.Backend, bool) {
+	resolve := func(name string) (proxy.Backend, error) {
 		base, ok := bases[name]
-		return proxy.Backend{Doer: doer, BaseURL: base}, ok
+		if !ok {
+			return proxy.Backend{}, fmt.Errorf("no upstream named %q", name)
+		}
+		return proxy.Backend{Doer: doer, BaseURL: base}, nil
 	}
 	h, _ := handlertest.Router(tb, testConfig(), true, func(*routes.Table) map[string]router.Factory {
 		return map[string]router.Factory{config.KindProxy: proxy.New(resolve, proxy.Options{})}
