@@ -81,26 +81,43 @@ type Result struct {
 	Status int
 	// JSON is the result; nil means the empty-string result "".
 	JSON []byte
+	// Form says what JSON is, and so what the writer does with it; the zero
+	// value is InternalNames.
+	Form Form
+	// MapKeys, when set, is a JSON object written as the envelope's
+	// "mapKeys" member after the result (the published key map);
+	// mapKeysFlag is then true.
+	MapKeys []byte
 	// Owner, when not nil, owns JSON's memory (a pooled upstream answer):
 	// the writer releases it once the answer is written or refused, and
 	// nothing may use JSON after that.
 	Owner interface{ Release() }
-	// Exposed marks JSON that is already in exposed names or has a fixed
-	// shape (settings, listings, {"id"} of a create): neither the key map nor
-	// the field selection is applied; nulls are still handled.
-	Exposed bool
-	// KeysMapped tells the envelope that the handler applied key maps itself
-	// (records mapped one by one by their own type), so mapKeysFlag is true.
-	KeysMapped bool
-	// MapKeys, when set, is a JSON object written as the envelope's
-	// "mapKeys" member after the result (the published key map).
-	MapKeys []byte
-	// OmitFlags leaves mapKeysFlag and serializeNulls out of the envelope
-	// (the endpoint listing).
-	OmitFlags bool
-	// Raw sends JSON as the whole answer: no key map, no null removal, no
+}
+
+// Form is what a Result's JSON is. Every form but Document is enveloped,
+// and every form's nulls are dropped when the version drops them, except
+// Document's.
+type Form int
+
+const (
+	// InternalNames (the zero value): records in the backend's internal
+	// names. The writer applies the version's field selection and key map;
+	// mapKeysFlag says whether a key map was applied.
+	InternalNames Form = iota
+	// ExposedNames: already in exposed names or of a fixed shape (settings,
+	// the {"id"} of a create, per-item results): neither the key map nor
+	// the field selection is applied; the envelope's flags are the
+	// version's.
+	ExposedNames
+	// MappedByHandler: as ExposedNames, for records the handler key-mapped
+	// itself (each by its own type); mapKeysFlag is true.
+	MappedByHandler
+	// Listing: as ExposedNames, with mapKeysFlag and serializeNulls left
+	// out of the envelope (the endpoint listing).
+	Listing
+	// Document: JSON is the whole answer: no key map, no null removal, no
 	// envelope. Only for documents whose shape another standard fixes (the
 	// OpenAPI document); Server-Timing and the call's bookkeeping are kept,
 	// and errors are still enveloped. JSON must be valid and non-nil.
-	Raw bool
-}
+	Document
+)

@@ -71,8 +71,8 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	if res.Owner != nil {
 		defer res.Owner.Release()
 	}
-	if res.Raw {
-		w.raw(rw, c, res)
+	if res.Form == Document {
+		w.document(rw, c, res)
 		return
 	}
 	bp := w.pool.Get().(*[]byte)
@@ -84,7 +84,7 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 		opts := mapping.Options{MaxDepth: w.cfg.MaxDepth, MaxOutput: w.cfg.MaxOutput}
 		if o := c.Options; o != nil {
 			opts.DropNulls = o.DropNulls
-			if !res.Exposed { // fixed-shape answers keep every member
+			if res.Form == InternalNames {
 				opts.Select = o.Select
 				if o.MapKeys {
 					opts.Map = o.KeyMap
@@ -104,9 +104,9 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	}
 	var stBuf [serverTimingSize]byte // on the stack: send makes the one string
 	meta, st := w.finish(c, status, stBuf[:0])
-	meta.OmitFlags = res.OmitFlags
+	meta.OmitFlags = res.Form == Listing
 	meta.MapKeys, meta.DropNulls = flags(c)
-	meta.MapKeys = meta.MapKeys || res.KeysMapped
+	meta.MapKeys = meta.MapKeys || res.Form == MappedByHandler
 	if res.MapKeys != nil {
 		meta.MapKeys = true // a published key map is the flag's subject
 		buf = append(buf, `,"mapKeys":`...)
@@ -117,8 +117,8 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	w.send(rw, status, buf, st)
 }
 
-// raw sends res.JSON as it is (see Result.Raw).
-func (w *Writer) raw(rw http.ResponseWriter, c *Call, res Result) {
+// document sends res.JSON as it is (see Document).
+func (w *Writer) document(rw http.ResponseWriter, c *Call, res Result) {
 	status := res.Status
 	if status == 0 {
 		status = http.StatusOK

@@ -188,7 +188,7 @@ func raw(body []byte, err error) (call.Result, error) {
 	if err != nil {
 		return call.Result{}, err
 	}
-	return call.Result{JSON: body, Exposed: true}, nil
+	return call.Result{JSON: body, Form: call.ExposedNames}, nil
 }
 
 func (h *handler) versions(r *http.Request, _ *call.Call) (call.Result, error) {
@@ -275,14 +275,16 @@ func (h *handler) records(ctx context.Context, c *call.Call, body []byte, member
 			return "/" + c.Version + "/query/" + loc, nil
 		},
 	}
+	form := call.ExposedNames
 	if o.MapKeys {
 		opts.keyMap = h.keyMaps(ctx, c.Version)
+		form = call.MappedByHandler
 	}
 	out, err := rewriteRecords(body, opts)
 	if err != nil {
 		return call.Result{}, err
 	}
-	return call.Result{JSON: out, Exposed: true, KeysMapped: opts.keyMap != nil}, nil
+	return call.Result{JSON: out, Form: form}, nil
 }
 
 var errBadLocator = errors.New("unexpected nextRecordsUrl")

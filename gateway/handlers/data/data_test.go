@@ -64,6 +64,16 @@ func TestSearchMapsRecords(t *testing.T) {
 	assert.JSONEq(t, `{"searchRecords":[{"attributes":{"type":"Contact","url":"/x"},"id":"003B","firstName":"Ann"}]}`, string(a.Result))
 }
 
+func TestSearchWithoutKeyMaps(t *testing.T) {
+	t.Parallel()
+	api := newFakeAPI(t)
+	a := get(t, newGateway(t, api.URL, httpClient()), "/v1/search?q=FIND+%7BAnn%7D")
+	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
+	assert.JSONEq(t, `{"searchRecords":[{"attributes":{"type":"Contact","url":"/x"},"Id":"003B","FirstName":"Ann"}]}`, string(a.Result))
+	require.NotNil(t, a.MapKeysFlag)
+	assert.False(t, *a.MapKeysFlag, "no key map was applied")
+}
+
 func TestPassThroughAnswers(t *testing.T) {
 	t.Parallel()
 	api := newFakeAPI(t)

@@ -26,9 +26,10 @@ func accountFields() []string {
 }
 
 // testConfig declares every data route, v1 with a legacy name for
-// Account.Name, v3 keeping nulls, and /settings/model.
+// Account.Name, v3 keeping nulls, search without key maps in v1, and
+// /settings/model.
 func testConfig() *config.Config {
-	keep := false
+	keep, off := false, false
 	cfg := &config.Config{
 		Versions: []string{"v1", "v2", "v3"},
 		Models: map[string]config.Model{"Account": {Fields: accountFields(),
@@ -45,7 +46,8 @@ func testConfig() *config.Config {
 				Versions: map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {DropNulls: &keep}}},
 			{Path: "/{version}/query/{locator}", Kind: config.KindData, Action: config.ActionQueryMore, Upstream: "data",
 				Versions: map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {DropNulls: &keep}}},
-			{Path: "/{version}/search", Kind: config.KindData, Action: config.ActionSearch, Upstream: "data"},
+			{Path: "/{version}/search", Kind: config.KindData, Action: config.ActionSearch, Upstream: "data",
+				Versions: map[string]config.RouteVersion{"v1": {MapKeys: &off}, "v2": {}, "v3": {}}},
 		},
 	}
 	config.Defaults(cfg)

@@ -116,7 +116,7 @@ func (h *handler) post(r *http.Request, c *call.Call) (call.Result, error) {
 	if err != nil {
 		return call.Result{}, err
 	}
-	return call.Result{JSON: out, Exposed: true}, nil
+	return call.Result{JSON: out, Form: call.ExposedNames}, nil
 }
 
 // multipartReader checks the media type itself, so the client learns what
