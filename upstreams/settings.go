@@ -53,7 +53,8 @@ type BreakerSettings struct {
 }
 
 // RetrySettings configure retries of idempotent calls (GET, HEAD, OPTIONS,
-// PUT, DELETE) after a transport failure, timeout of one attempt, or 502/503/504.
+// PUT, DELETE, and any request with an Idempotency-Key header) after a
+// transport failure, timeout of one attempt, or 502/503/504.
 type RetrySettings struct {
 	// Attempts is the total number of tries, the first included. Default 2;
 	// 1 disables retries.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"os/signal"
 	"sync"
@@ -40,9 +39,12 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	if err != nil {
 		return err
 	}
-	shipper, err := calllog.NewShipper(shipperConfig(cfg.Log), &http.Client{}, m, logger)
+	shipper, err := calllog.NewShipper(shipperConfig(cfg.Log), m, m, logger)
 	if err != nil {
 		return fmt.Errorf("log: %w", err)
+	}
+	if cfg.Log.CollectorURL != "" {
+		m.SetBreakerState(calllog.Upstream, "closed") // a new client's breaker
 	}
 	shipCtx, stopShipping := context.WithCancel(context.Background())
 	defer stopShipping()
@@ -146,10 +148,14 @@ func (s *sandboxes) close() {
 	}
 }
 
+// shipperConfig is the call log's config from the log section: the
+// collector's client is log.collector with log.timeout and log.maxRetries.
 func shipperConfig(l config.Log) calllog.Config {
+	client := l.Collector
+	client.Timeout = l.Timeout
+	client.Retry.Attempts = max(l.MaxRetries, 0) + 1
 	return calllog.Config{URL: l.CollectorURL, Format: l.Format, QueueSize: l.QueueSize, BatchSize: l.BatchSize,
-		FlushInterval: l.FlushInterval, Timeout: l.Timeout, MaxRetries: l.MaxRetries, MaxBodyBytes: l.MaxBodyBytes,
-		RedactFields: l.RedactFields}
+		FlushInterval: l.FlushInterval, MaxBodyBytes: l.MaxBodyBytes, RedactFields: l.RedactFields, Client: client}
 }
 
 func newLogger(w io.Writer, level string) *slog.Logger {
