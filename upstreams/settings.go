@@ -62,8 +62,10 @@ type RetrySettings struct {
 	// Backoff is the base delay, doubled per retry, with full jitter.
 	// Default 25ms.
 	Backoff time.Duration `yaml:"backoff"`
-	// Budget is the ratio of retries to calls allowed over a sliding window
-	// (0.1 = at most one retry per ten calls). Default 0.1.
+	// Budget is the retries allowed per call, kept as a token bucket: every
+	// call adds Budget of a token, up to 10 tokens, and every retry spends
+	// one (0.1 = one retry per ten calls once a burst of ten is spent).
+	// The bucket starts full. Default 0.1.
 	Budget float64 `yaml:"budget"`
 }
 

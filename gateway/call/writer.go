@@ -65,8 +65,10 @@ func (w *Writer) Serve(h Handler) http.Handler {
 }
 
 // Success maps res with the route's version options and writes the success
-// envelope; a result that cannot be serialised is answered as
-// SERIALIZATION_FAILED before anything is sent.
+// envelope. A result that cannot be written is answered before anything is
+// sent: SERIALIZATION_FAILED when it reaches the output limit or nests too
+// deeply, CALLOUT_FAILED 502 when it is not valid JSON (see
+// serializationError).
 func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res Result) {
 	if res.Owner != nil {
 		defer res.Owner.Release()

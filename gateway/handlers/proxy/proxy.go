@@ -70,8 +70,9 @@ const maxMessageBytes = 4 << 10
 // its message; 5xx, transport failures, timeouts and an open breaker are
 // CALLOUT_FAILED (502, 504, 503). A 2xx answer that is not declared JSON, or
 // lacks the resultPath member, breaks the backend's contract and is
-// CALLOUT_FAILED 502; one declared JSON but malformed is caught by the writer
-// as SERIALIZATION_FAILED 500.
+// CALLOUT_FAILED 502; so is one declared JSON but malformed, which the
+// writer finds as it rewrites the answer. An answer too large to read or to
+// send (MaxAnswerBytes, mapping.maxOutputChars) is SERIALIZATION_FAILED 500.
 func New(backends router.Resolver[Backend], opts Options) router.Factory {
 	opts = opts.withDefaults()
 	return func(rt *routes.Route) (map[string]call.Handler, error) {
