@@ -50,9 +50,10 @@ func (l *recordingLog) all() []calllog.Entry {
 }
 
 type harness struct {
-	handler http.Handler
-	log     *recordingLog
-	reg     *prometheus.Registry
+	handler   http.Handler
+	log       *recordingLog
+	reg       *prometheus.Registry
+	upstreams *UpstreamSet
 }
 
 const baseConfig = `
@@ -85,7 +86,7 @@ func newHarness(t *testing.T, yaml string, env map[string]string) *harness {
 	}
 	gw, err := Build(context.Background(), cfg, table, sh)
 	require.NoError(t, err)
-	return &harness{handler: gw.Handler, log: log, reg: reg}
+	return &harness{handler: gw.Handler, log: log, reg: reg, upstreams: sh.Upstreams}
 }
 
 func (h *harness) do(t *testing.T, method, path, body string, header map[string]string) (*httptest.ResponseRecorder, map[string]any) {

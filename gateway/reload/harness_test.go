@@ -126,6 +126,17 @@ func (g *gateway) get(t *testing.T, path string) (int, map[string]any) {
 	return resp.StatusCode, env
 }
 
+// status is the status of GET path, 0 when the request fails; unlike get
+// it may be polled from another goroutine.
+func (g *gateway) status(path string) int {
+	resp, err := g.srv.Client().Get(g.srv.URL + path)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 // listed returns the uris of the endpoint listing of v1.
 func (g *gateway) listed(t *testing.T) []string {
 	t.Helper()
@@ -136,18 +147,6 @@ func (g *gateway) listed(t *testing.T) []string {
 		uris = append(uris, rec.(map[string]any)["path"].(map[string]any)["uri"].(string))
 	}
 	return uris
-}
-
-// eventually polls cond for up to 5s: the watcher reacts asynchronously.
-func eventually(t *testing.T, cond func() bool, msg string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal(msg)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // startWatcher runs a watcher on g's path that reloads g.
