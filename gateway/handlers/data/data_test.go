@@ -58,20 +58,26 @@ func TestQueryMoreFollowsTheGatewayLocator(t *testing.T) {
 
 func TestSearchMapsRecords(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	a := get(t, newGateway(t, api.URL, httpClient()), "/v2/search?q=FIND+%7BAnn%7D")
-	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
-	assert.JSONEq(t, `{"searchRecords":[{"attributes":{"type":"Contact","url":"/x"},"id":"003B","firstName":"Ann"}]}`, string(a.Result))
-}
-
-func TestSearchWithoutKeyMaps(t *testing.T) {
-	t.Parallel()
-	api := newFakeAPI(t)
-	a := get(t, newGateway(t, api.URL, httpClient()), "/v1/search?q=FIND+%7BAnn%7D")
-	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
-	assert.JSONEq(t, `{"searchRecords":[{"attributes":{"type":"Contact","url":"/x"},"Id":"003B","FirstName":"Ann"}]}`, string(a.Result))
-	require.NotNil(t, a.MapKeysFlag)
-	assert.False(t, *a.MapKeysFlag, "no key map was applied")
+	tests := []struct {
+		desc, version, want string
+		mapped              bool
+	}{
+		{desc: "v2: derived names", version: "v2", mapped: true,
+			want: `{"searchRecords":[{"attributes":{"type":"Contact","url":"/x"},"id":"003B","firstName":"Ann"}]}`},
+		{desc: "v1: key maps off", version: "v1",
+			want: `{"searchRecords":[{"attributes":{"type":"Contact","url":"/x"},"Id":"003B","FirstName":"Ann"}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			api := newFakeAPI(t)
+			a := get(t, newGateway(t, api.URL, httpClient()), "/"+tt.version+"/search?q=FIND+%7BAnn%7D")
+			require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
+			assert.JSONEq(t, tt.want, string(a.Result))
+			require.NotNil(t, a.MapKeysFlag)
+			assert.Equal(t, tt.mapped, *a.MapKeysFlag, "mapKeysFlag says whether a key map was applied")
+		})
+	}
 }
 
 func TestPassThroughAnswers(t *testing.T) {
