@@ -7,6 +7,7 @@ package routes
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -67,6 +68,18 @@ func (o *VersionOptions) Produces() map[string]string {
 		}
 	}
 	return pairs
+}
+
+// CheckParams fails when the route's template lacks one of params, the
+// path parameters its action reads, naming the first missing one.
+func (r *Route) CheckParams(params []string) error {
+	have := PathParams(r.Template)
+	for _, p := range params {
+		if !slices.Contains(have, p) {
+			return fmt.Errorf("action %s reads the path parameter {%s}, which %s lacks", r.Spec.Action, p, r.Template)
+		}
+	}
+	return nil
 }
 
 // Serves reports whether the route serves version v.

@@ -32,7 +32,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -156,11 +155,8 @@ func New(backends router.Resolver[*Backend], table *routes.Table, opts Options) 
 		if !ok {
 			return nil, fmt.Errorf("action %q is not a data action", rt.Spec.Action)
 		}
-		have := routes.PathParams(rt.Template)
-		for _, p := range op.params {
-			if !slices.Contains(have, p) {
-				return nil, fmt.Errorf("action %s reads the path parameter {%s}, which %s lacks", rt.Spec.Action, p, rt.Template)
-			}
+		if err := rt.CheckParams(op.params); err != nil {
+			return nil, err
 		}
 		b, err := backends.Resolve(rt.Spec.Upstream)
 		if err != nil {

@@ -15,7 +15,6 @@ package workflow
 import (
 	"fmt"
 	"net/http"
-	"slices"
 
 	"github.com/restgate/gateway/gateway/config"
 
@@ -76,11 +75,8 @@ func New(clients router.Resolver[*engine.Client], maxDepth int) router.Factory {
 		if !ok {
 			return nil, fmt.Errorf("action %q is not a workflow action", rt.Spec.Action)
 		}
-		have := routes.PathParams(rt.Template)
-		for _, p := range op.params {
-			if !slices.Contains(have, p) {
-				return nil, fmt.Errorf("action %s reads the path parameter {%s}, which %s lacks", rt.Spec.Action, p, rt.Template)
-			}
+		if err := rt.CheckParams(op.params); err != nil {
+			return nil, err
 		}
 		client, err := clients.Resolve(rt.Spec.Upstream)
 		if err != nil {
