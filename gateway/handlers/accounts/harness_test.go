@@ -59,7 +59,7 @@ func testConfig() *config.Config {
 // baseURL, through the real router, writer and trace middleware.
 func newGateway(tb testing.TB, baseURL string, opts accounts.Options) http.Handler {
 	tb.Helper()
-	h, _ := newRouter(tb, baseURL, opts, &http.Client{Timeout: 10 * time.Second})
+	h, _ := newRouter(tb, baseURL, opts, handlertest.Client(tb))
 	return middleware.Trace(handlertest.WithIdentity(h, testUser), time.Now)
 }
 

@@ -83,5 +83,3 @@ func get(tb testing.TB, h http.Handler, path string) handlertest.Answer {
 func queryPath(version, soql string) string {
 	return "/" + version + "/query?" + url.Values{"q": {soql}}.Encode()
 }
-
-func httpClient() *http.Client { return &http.Client{Timeout: 10 * time.Second} }

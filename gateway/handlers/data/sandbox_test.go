@@ -24,7 +24,7 @@ func sandboxGateway(t *testing.T, batch int) http.Handler {
 		}
 		return sandbox.NewDataAPI(db, sandbox.WithDataBatchSize(batch))
 	})
-	return newGateway(t, url, httpClient())
+	return newGateway(t, url, handlertest.Client(t))
 }
 
 type page struct {

@@ -120,5 +120,3 @@ func send(tb testing.TB, h http.Handler, contentType string, body io.Reader) han
 	}
 	return handlertest.Do(tb, h, req)
 }
-
-func httpClient() *http.Client { return &http.Client{Timeout: 30 * time.Second} }

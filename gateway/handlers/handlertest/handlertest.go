@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -50,6 +51,16 @@ func Only[T any](name string, v T) router.Resolver[T] {
 		}
 		return v, nil
 	}
+}
+
+// Client is an http.Client on a transport of its own, whose idle
+// connections close when tb ends. Not http.DefaultTransport: every
+// httptest server's Close drops that transport's idle connections, under
+// the feet of the tests running beside it.
+func Client(tb testing.TB) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tb.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
 }
 
 // Headers of the test caller, read only by WithIdentity: the gateway itself

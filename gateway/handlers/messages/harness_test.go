@@ -44,5 +44,3 @@ func post(tb testing.TB, h http.Handler, path, contentType, body string) handler
 	}
 	return handlertest.Do(tb, h, req)
 }
-
-func httpClient() *http.Client { return &http.Client{Timeout: 10 * time.Second} }

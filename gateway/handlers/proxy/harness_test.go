@@ -71,8 +71,6 @@ func newGateway(tb testing.TB, doer upstreams.Doer, bases map[string]string) htt
 	return middleware.Trace(h, time.Now)
 }
 
-func plainClient() upstreams.Doer { return &http.Client{Timeout: 10 * time.Second} }
-
 func do(tb testing.TB, h http.Handler, method, path, body string) handlertest.Answer {
 	tb.Helper()
 	var rd io.Reader
