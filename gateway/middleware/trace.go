@@ -1,5 +1,6 @@
 // Package middleware holds the layers every request passes before its route:
-// trace, recover, observe (metrics and call log), authenticate and limits.
+// trace, observe (metrics and call log), recover, URL and header limits,
+// authenticate and the per-user rate limit.
 // Each is one constructor returning an http.Handler; the order is decided in
 // one place, gateway/app's chain.
 package middleware
