@@ -84,12 +84,16 @@ func (c *Client) Close() { c.transport.CloseIdleConnections() }
 // are set on a copy. Requests are not redirected.
 func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	k := &call{c: c, parent: req.Context(), start: time.Now()}
+	k.state = CallStateFrom(k.parent)
 	if !c.bulkhead.tryAcquire() {
 		closeRequestBody(req)
 		k.report(KindBulkheadFull.String())
 		return nil, &Error{Upstream: c.name, Kind: KindBulkheadFull}
 	}
-	opts := CallOptionsFrom(k.parent)
+	var opts CallOptions
+	if k.state != nil {
+		opts = k.state.Options
+	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = c.s.Timeout
@@ -117,6 +121,8 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 type call struct {
 	c      *Client
 	parent context.Context
+	// state is parent's CallState, nil when it carries none.
+	state *CallState
 	// ctx is the attempts' context: parent itself when the transport
 	// enforces deadline, otherwise parent bounded by the call timeout and
 	// released by cancel.
@@ -257,8 +263,8 @@ func (k *call) end(err *Error, status int) {
 
 func (k *call) report(outcome string) {
 	d := time.Since(k.start)
-	if t := TimingFrom(k.parent); t != nil {
-		t.Add(d)
+	if k.state != nil {
+		k.state.Timing.Add(d)
 	}
 	k.c.obs.CallDone(k.c.name, outcome, d)
 }

@@ -182,7 +182,7 @@ func BenchmarkDoPaths(b *testing.B) {
 	s.Auth = AuthSettings{BearerToken: "token"}
 	parent, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ctx := WithTiming(parent, &Timing{})
+	ctx := WithCallState(parent, &CallState{})
 	for _, path := range paths() {
 		b.Run(path, func(b *testing.B) {
 			c, _ := newPathClient(b, s, path)

@@ -124,19 +124,19 @@ func TestDoReturnsAnswersAndAccountsTime(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, answer(http.StatusOK, `{"ok":true}`))
 	c, rec := newTestClient(t, testSettings(f.srv.URL))
-	timing := &Timing{}
-	ctx := WithTiming(context.Background(), timing)
+	state := &CallState{}
+	ctx := WithCallState(context.Background(), state)
 
 	status, body, err := fetch(ctx, c, http.MethodGet, f.srv.URL, "")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, status)
 	assert.JSONEq(t, `{"ok":true}`, body)
-	first := timing.Total()
+	first := state.Timing.Total()
 	assert.Positive(t, first)
 
 	_, _, err = fetch(ctx, c, http.MethodGet, f.srv.URL, "")
 	require.NoError(t, err)
-	assert.Greater(t, timing.Total(), first, "a second call adds to the same Timing")
+	assert.Greater(t, state.Timing.Total(), first, "a second call adds to the same Timing")
 
 	outcomes, _ := rec.seen()
 	assert.Equal(t, []string{"success", "success"}, outcomes, "one report per call")
@@ -194,7 +194,7 @@ func TestDoTimeouts(t *testing.T) {
 			c, rec := newTestClient(t, s)
 			ctx := context.Background()
 			if tt.opts != nil {
-				ctx = WithCallOptions(ctx, *tt.opts)
+				ctx = WithCallState(ctx, &CallState{Options: *tt.opts})
 			}
 
 			_, _, err := fetch(ctx, c, http.MethodGet, f.srv.URL, "")
@@ -313,7 +313,7 @@ func BenchmarkDo(b *testing.B) {
 	s := testSettings(f.srv.URL)
 	s.Auth = AuthSettings{BearerToken: "token"}
 	c, _ := newTestClient(b, s)
-	ctx := WithTiming(context.Background(), &Timing{})
+	ctx := WithCallState(context.Background(), &CallState{})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -339,9 +339,10 @@ func TestDoLeavesTheCallersRequestAloneOnEveryAttempt(t *testing.T) {
 	s.Retry = RetrySettings{Attempts: 2, Backoff: time.Millisecond, Budget: 1}
 	c, _ := newTestClient(t, s)
 	ctx := traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", trace.FlagsSampled, "")
-	var th TraceHeaders
-	th.Capture(ctx)
-	ctx = WithTraceHeaders(ctx, &th)
+	state := &CallState{}
+	state.Trace.Capture(ctx)
+	th := &state.Trace
+	ctx = WithCallState(ctx, state)
 
 	req, err := http.NewRequestWithContext(ctx, http.MethodPut, f.srv.URL+"/a?b=c", strings.NewReader("payload"))
 	require.NoError(t, err)
@@ -369,31 +370,6 @@ func TestDoLeavesTheCallersRequestAloneOnEveryAttempt(t *testing.T) {
 		assert.Equal(t, "k", h.Get("X-Gateway-Key"), "attempt %d", i+1)
 		assert.Equal(t, th.Traceparent()[0], h.Get("Traceparent"), "attempt %d", i+1)
 	}
-}
-
-func TestContextKeysAnswerWhatTheFromFunctionsRead(t *testing.T) {
-	t.Parallel()
-	timing, th := &Timing{}, &TraceHeaders{}
-	opts := &CallOptions{Timeout: time.Second, NoRetry: true}
-	tests := []struct {
-		desc string
-		ctx  context.Context
-		want CallOptions
-	}{
-		{desc: "a value", ctx: WithCallOptions(context.Background(), *opts), want: *opts},
-		{desc: "a pointer", ctx: context.WithValue(context.Background(), CallOptionsKey(), opts), want: *opts},
-		{desc: "a nil pointer", ctx: context.WithValue(context.Background(), CallOptionsKey(), (*CallOptions)(nil))},
-		{desc: "none", ctx: context.Background()},
-	}
-	for _, tt := range tests {
-		t.Run(tt.desc, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, CallOptionsFrom(tt.ctx))
-		})
-	}
-	assert.Same(t, timing, TimingFrom(context.WithValue(context.Background(), TimingKey(), timing)))
-	assert.Same(t, th, TraceHeadersFrom(context.WithValue(context.Background(), TraceHeadersKey(), th)))
-	assert.Nil(t, TraceHeadersFrom(context.Background()))
 }
 
 func TestAsError(t *testing.T) {

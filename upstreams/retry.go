@@ -71,13 +71,20 @@ func (r *retrier) spend() bool {
 	}
 }
 
-// replayable reports whether req may be sent again: its method is idempotent
-// and its body, if any, can be produced anew.
+// replayable reports whether req may be sent again: its method is
+// idempotent, or it carries an Idempotency-Key (or X-Idempotency-Key)
+// header, which is how a caller says that a POST or PATCH may be repeated
+// (net/http's Transport reads it the same way), and its body, if any, can be
+// produced anew.
 func replayable(req *http.Request) bool {
 	switch req.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
 	default:
-		return false
+		if _, ok := req.Header["Idempotency-Key"]; !ok {
+			if _, ok := req.Header["X-Idempotency-Key"]; !ok {
+				return false
+			}
+		}
 	}
 	return req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 }

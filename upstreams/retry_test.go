@@ -45,6 +45,7 @@ func TestRetries(t *testing.T) {
 		attempts int
 		noRetry  bool
 		noReplay bool
+		header   string
 		wantHits int64
 		wantKind Kind
 	}{
@@ -57,6 +58,10 @@ func TestRetries(t *testing.T) {
 		{desc: "PUT whose body cannot be replayed", method: http.MethodPut, body: "payload", noReplay: true, handler: failFirst(1, 503), wantHits: 1, wantKind: KindFailed},
 		{desc: "POST never", method: http.MethodPost, body: "payload", handler: failFirst(1, 503), wantHits: 1, wantKind: KindFailed},
 		{desc: "PATCH never", method: http.MethodPatch, handler: failFirst(1, 0), wantHits: 1, wantKind: KindFailed},
+		{desc: "POST with an Idempotency-Key", method: http.MethodPost, body: "payload", header: "Idempotency-Key", handler: failFirst(1, 503), wantHits: 2},
+		{desc: "PATCH with an X-Idempotency-Key", method: http.MethodPatch, header: "X-Idempotency-Key", handler: failFirst(1, 0), wantHits: 2},
+		{desc: "POST with an Idempotency-Key but a body that cannot be replayed", method: http.MethodPost, body: "payload",
+			header: "Idempotency-Key", noReplay: true, handler: failFirst(1, 503), wantHits: 1, wantKind: KindFailed},
 		{desc: "route turned retries off", method: http.MethodGet, noRetry: true, handler: failFirst(1, 503), wantHits: 1, wantKind: KindFailed},
 	}
 	for _, tt := range tests {
@@ -66,7 +71,7 @@ func TestRetries(t *testing.T) {
 			s := testSettings(f.srv.URL)
 			s.Retry = RetrySettings{Attempts: max(tt.attempts, 2), Backoff: time.Millisecond, Budget: 1}
 			c, rec := newTestClient(t, s)
-			ctx := WithCallOptions(context.Background(), CallOptions{NoRetry: tt.noRetry})
+			ctx := WithCallState(context.Background(), &CallState{Options: CallOptions{NoRetry: tt.noRetry}})
 			var body io.Reader
 			if tt.body != "" {
 				body = strings.NewReader(tt.body)
@@ -75,6 +80,9 @@ func TestRetries(t *testing.T) {
 			require.NoError(t, err)
 			if tt.noReplay {
 				req.GetBody = nil
+			}
+			if tt.header != "" {
+				req.Header[tt.header] = []string{"batch-1"}
 			}
 
 			resp, err := c.Do(req)

@@ -53,7 +53,8 @@ type BreakerSettings struct {
 }
 
 // RetrySettings configure retries of idempotent calls (GET, HEAD, OPTIONS,
-// PUT, DELETE) after a transport failure, timeout of one attempt, or 502/503/504.
+// PUT, DELETE, and any request with an Idempotency-Key header) after a
+// transport failure, timeout of one attempt, or 502/503/504.
 type RetrySettings struct {
 	// Attempts is the total number of tries, the first included. Default 2;
 	// 1 disables retries.
@@ -61,8 +62,10 @@ type RetrySettings struct {
 	// Backoff is the base delay, doubled per retry, with full jitter.
 	// Default 25ms.
 	Backoff time.Duration `yaml:"backoff"`
-	// Budget is the ratio of retries to calls allowed over a sliding window
-	// (0.1 = at most one retry per ten calls). Default 0.1.
+	// Budget is the retries allowed per call, kept as a token bucket: every
+	// call adds Budget of a token, up to 10 tokens, and every retry spends
+	// one (0.1 = one retry per ten calls once a burst of ten is spent).
+	// The bucket starts full. Default 0.1.
 	Budget float64 `yaml:"budget"`
 }
 

@@ -103,7 +103,7 @@ func newCredentials(a AuthSettings) credentials {
 // credentials (they override what an adapter set) and the W3C trace context
 // of ctx, when it holds one. h belongs to the attempt's own request, never
 // to the caller. The trace headers captured for the gateway request
-// (TraceHeaders) are reused while they still describe ctx's span context.
+// (CallState.Trace) are reused while they still describe ctx's span context.
 func prepare(ctx context.Context, h http.Header, creds credentials) {
 	for _, c := range creds {
 		h[c.name] = c.values
@@ -112,8 +112,8 @@ func prepare(ctx context.Context, h http.Header, creds credentials) {
 	if !sc.IsValid() {
 		return
 	}
-	if t := TraceHeadersFrom(ctx); t != nil && t.describes(sc) {
-		t.SetOn(h)
+	if s := CallStateFrom(ctx); s != nil && s.Trace.describes(sc) {
+		s.Trace.SetOn(h)
 		return
 	}
 	propagation.TraceContext{}.Inject(ctx, traceHeaders(h))
@@ -182,8 +182,7 @@ func (c traceHeaders) Keys() []string { return propagation.HeaderCarrier(c).Keys
 // span context, formatted once so that a gateway request's answer and every
 // upstream call it makes share the same values instead of formatting them
 // again. Fill it with Capture before sharing it; afterwards it is only read.
-// The client finds it in a call's context (WithTraceHeaders, or a context
-// answering Value(TraceHeadersKey()) with a *TraceHeaders) and uses it only
+// The client finds it in a call's context (CallState.Trace) and uses it only
 // while the context's span context is still the captured one, so a context
 // carrying another span sends that span's headers. The zero value holds
 // nothing.
@@ -250,23 +249,6 @@ func (t *TraceHeaders) describes(sc trace.SpanContext) bool {
 		return true
 	}
 	return sc.TraceState().String() == t.vals[1]
-}
-
-type traceHeadersKey struct{}
-
-// WithTraceHeaders returns ctx carrying t, which must not change any more.
-func WithTraceHeaders(ctx context.Context, t *TraceHeaders) context.Context {
-	return context.WithValue(ctx, traceHeadersKey{}, t)
-}
-
-// TraceHeadersKey is the context key TraceHeadersFrom looks up, for a
-// context type that carries a request's values together (see TimingKey).
-func TraceHeadersKey() any { return traceHeadersKey{} }
-
-// TraceHeadersFrom returns the TraceHeaders in ctx, or nil.
-func TraceHeadersFrom(ctx context.Context) *TraceHeaders {
-	t, _ := ctx.Value(traceHeadersKey{}).(*TraceHeaders)
-	return t
 }
 
 // traceCapture is the propagation carrier Capture writes through.

@@ -222,7 +222,7 @@ func FuzzTraceHeaders(f *testing.F) {
 		}
 		// prepare writes the same headers whether or not it reuses th.
 		reused := http.Header{}
-		prepare(WithTraceHeaders(ctx, &th), reused, nil)
+		prepare(WithCallState(ctx, &CallState{Trace: th}), reused, nil)
 		assert.Equal(t, want, reused)
 	})
 }
@@ -230,21 +230,22 @@ func FuzzTraceHeaders(f *testing.F) {
 func TestPrepareReusesTraceHeadersOnlyForTheirSpan(t *testing.T) {
 	t.Parallel()
 	captured := traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", trace.FlagsSampled, "")
-	var th TraceHeaders
-	th.Capture(captured)
+	state := &CallState{}
+	state.Trace.Capture(captured)
+	th := &state.Trace
 	tests := []struct {
 		desc   string
 		ctx    context.Context
 		shared bool
 	}{
-		{desc: "same span", ctx: WithTraceHeaders(captured, &th), shared: true},
+		{desc: "same span", ctx: WithCallState(captured, state), shared: true},
 		{desc: "another span under the captured headers",
-			ctx: trace.ContextWithRemoteSpanContext(WithTraceHeaders(captured, &th),
+			ctx: trace.ContextWithRemoteSpanContext(WithCallState(captured, state),
 				trace.SpanContextFromContext(traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "1111111111111111", trace.FlagsSampled, "")))},
-		{desc: "other flags", ctx: WithTraceHeaders(traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", 0, ""), &th)},
+		{desc: "other flags", ctx: WithCallState(traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", 0, ""), state)},
 		{desc: "a tracestate the capture lacks",
-			ctx: WithTraceHeaders(traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", trace.FlagsSampled, "k=v"), &th)},
-		{desc: "no span", ctx: WithTraceHeaders(context.Background(), &th)},
+			ctx: WithCallState(traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", trace.FlagsSampled, "k=v"), state)},
+		{desc: "no span", ctx: WithCallState(context.Background(), state)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

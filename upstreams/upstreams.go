@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync/atomic"
 	"time"
 )
 
@@ -144,74 +143,6 @@ func NewStatusError(upstream string, status int, code, message string) *Error {
 		kind = KindRejected
 	}
 	return &Error{Upstream: upstream, Kind: kind, Status: status, Code: code, Message: message}
-}
-
-// Timing accumulates the time spent waiting on backends for one gateway
-// request. The gateway puts one in the request context (WithTiming); the
-// shared client adds every call's duration to it. Safe for concurrent use.
-type Timing struct {
-	nanos atomic.Int64
-}
-
-// Add records d of upstream time.
-func (t *Timing) Add(d time.Duration) { t.nanos.Add(int64(d)) }
-
-// Total is the upstream time recorded so far.
-func (t *Timing) Total() time.Duration { return time.Duration(t.nanos.Load()) }
-
-type timingKey struct{}
-
-// WithTiming returns ctx carrying t.
-func WithTiming(ctx context.Context, t *Timing) context.Context {
-	return context.WithValue(ctx, timingKey{}, t)
-}
-
-// TimingKey is the context key TimingFrom looks up. A context type that
-// carries a request's values together (gateway/call's) answers
-// Value(TimingKey()) with a *Timing itself rather than stacking a
-// WithTiming layer on every request.
-func TimingKey() any { return timingKey{} }
-
-// TimingFrom returns the Timing in ctx, or nil.
-func TimingFrom(ctx context.Context) *Timing {
-	t, _ := ctx.Value(timingKey{}).(*Timing)
-	return t
-}
-
-// CallOptions are the per-route settings of a call, set by the gateway in the
-// request context so adapters need not know them.
-type CallOptions struct {
-	// Timeout bounds the whole call, retries included. Zero: the upstream's
-	// configured timeout.
-	Timeout time.Duration
-	// NoRetry turns retries off for this route even for idempotent methods.
-	NoRetry bool
-}
-
-type callOptionsKey struct{}
-
-// WithCallOptions returns ctx carrying o.
-func WithCallOptions(ctx context.Context, o CallOptions) context.Context {
-	return context.WithValue(ctx, callOptionsKey{}, o)
-}
-
-// CallOptionsKey is the context key CallOptionsFrom looks up. A context
-// type that carries a request's values together answers
-// Value(CallOptionsKey()) with a *CallOptions (a pointer, so answering
-// allocates nothing), or passes the key on to its parent when it has none.
-func CallOptionsKey() any { return callOptionsKey{} }
-
-// CallOptionsFrom returns the CallOptions in ctx (zero value if none).
-func CallOptionsFrom(ctx context.Context) CallOptions {
-	switch o := ctx.Value(callOptionsKey{}).(type) {
-	case CallOptions:
-		return o
-	case *CallOptions:
-		if o != nil {
-			return *o
-		}
-	}
-	return CallOptions{}
 }
 
 // Observer receives what the shared client sees, for metrics. Implementations

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -28,7 +27,7 @@ import (
 // log. Any problem before serving (config, port in use, missing secret) is
 // returned as one error naming its cause.
 func serve(ctx context.Context, path string, stdout io.Writer, getenv func(string) string) error {
-	cfg, _, err := routes.Load(path, getenv)
+	cfg, table, err := routes.Load(path, getenv)
 	if err != nil {
 		return err
 	}
@@ -42,9 +41,12 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	if err != nil {
 		return err
 	}
-	shipper, err := calllog.NewShipper(shipperConfig(cfg.Log), &http.Client{}, m, logger)
+	shipper, err := calllog.NewShipper(shipperConfig(cfg.Log), m, m, logger)
 	if err != nil {
 		return fmt.Errorf("log: %w", err)
+	}
+	if cfg.Log.CollectorURL != "" {
+		m.SetBreakerState(calllog.Upstream, "closed") // a new client's breaker
 	}
 	shipCtx, stopShipping := context.WithCancel(context.Background())
 	defer stopShipping()
@@ -57,7 +59,7 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		Duplicates: duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries),
 		Upstreams:  app.NewUpstreamSet(m, sb.url),
 	}
-	gw, err := app.Build(ctx, cfg, shared)
+	gw, err := app.Build(ctx, cfg, table, shared)
 	if err != nil {
 		return err
 	}
@@ -116,10 +118,14 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	return err
 }
 
+// shipperConfig is the call log's config from the log section: the
+// collector's client is log.collector with log.timeout and log.maxRetries.
 func shipperConfig(l config.Log) calllog.Config {
+	client := l.Collector
+	client.Timeout = l.Timeout
+	client.Retry.Attempts = max(l.MaxRetries, 0) + 1
 	return calllog.Config{URL: l.CollectorURL, Format: l.Format, QueueSize: l.QueueSize, BatchSize: l.BatchSize,
-		FlushInterval: l.FlushInterval, Timeout: l.Timeout, MaxRetries: l.MaxRetries, MaxBodyBytes: l.MaxBodyBytes,
-		RedactFields: l.RedactFields}
+		FlushInterval: l.FlushInterval, MaxBodyBytes: l.MaxBodyBytes, RedactFields: l.RedactFields, Client: client}
 }
 
 func newLogger(w io.Writer, level string) *slog.Logger {

@@ -120,18 +120,17 @@ func TestSIGTERMUnderLoadAnswersEveryAcceptedRequest(t *testing.T) {
 
 func waitReady(t *testing.T, url string, out *bytes.Buffer) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	ready := func() bool {
 		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
+		if err != nil {
+			return false
 		}
-		time.Sleep(20 * time.Millisecond)
+		resp.Body.Close()
+		return resp.StatusCode == 200
 	}
-	t.Fatalf("gateway not ready; output:\n%s", out.String())
+	if !assert.Eventually(t, ready, 20*time.Second, 20*time.Millisecond) {
+		t.Fatalf("gateway not ready; output:\n%s", out.String())
+	}
 }
 
 func TestStartProblemsAreOneClearMessage(t *testing.T) {

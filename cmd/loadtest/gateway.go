@@ -13,58 +13,13 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/restgate/gateway/gateway/app/apptest"
 )
 
 // gatewayPath is what the client asks of the gateway: the same list,
 // mapped to v2's exposed names and enveloped.
 const gatewayPath = "/v2/accounts"
-
-// gatewayConfig is the accounts part of the shipped config.yaml with
-// everything a production request passes: TLS from GATEWAY_TLS (the harness
-// sets off), profiles on the admin listener (idle unless -cpuprofile asks), v2's derived key map, null removal, the upstream's breaker and
-// retries, metrics, and the call log shipped to a collector.
-const gatewayConfig = `server:
-  listen: ${GATEWAY_LISTEN}
-  adminListen: ${GATEWAY_ADMIN_LISTEN}
-  tls: {mode: "${GATEWAY_TLS:-auto}"}
-  dataDir: ${GATEWAY_DATA_DIR}
-  pprof: true
-versions: [v1, v2, v3]
-auth: {mode: none}
-log:
-  collectorURL: ${GATEWAY_LOG_COLLECTOR_URL}
-  format: text
-  batchSize: 100
-  flushInterval: 1s
-  level: warn
-models:
-  Account:
-    fields: [Id, Name, External_Id__c, SicDesc, AccountSource, Site, Rating, Description, TickerSymbol,
-      Ownership, NumberOfEmployees, BillingCountry, BillingPostalCode, BillingState, BillingCity,
-      BillingStreet, ParentId, Type, Total_Assets__c, PhotoUrl, Website, AccountNumber, Fax, Phone]
-upstreams:
-  accounts:
-    url: ${ACCOUNTS_URL}
-    timeout: 10s
-    breaker: {consecutiveFailures: 5, openTimeout: 30s, halfOpenRequests: 1}
-    retry: {attempts: 2, backoff: 25ms, budget: 0.1}
-routes:
-  - path: "/{version}/accounts"
-    kind: accounts
-    upstream: accounts
-    model: Account
-    methods: [GET, POST, PUT, DELETE]
-    roles: {DELETE: [admin]}
-    versions:
-      v1: {fields: [Id, Name]}
-      v2: {}
-      v3: {serializeNulls: false}
-  - path: "/{version}/accounts/{accountId}"
-    kind: account
-    upstream: accounts
-    model: Account
-    methods: [GET, PUT, DELETE]
-`
 
 // buildGateway compiles cmd/gateway into dir.
 func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error) {
@@ -81,7 +36,7 @@ func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error
 // backend and logging to collector.
 func startGateway(ctx context.Context, bin, dir, host, backend, collector string) (*child, error) {
 	cfgPath := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(cfgPath, []byte(gatewayConfig), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(apptest.AccountsConfig), 0o600); err != nil {
 		return nil, err
 	}
 	api, err := freeAddr(host)

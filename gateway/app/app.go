@@ -1,8 +1,8 @@
-// Package app assembles a running gateway from a validated configuration:
-// the route table, the upstream clients, the handlers of every route kind,
-// the router and the middleware chain. Build is called at start and on every
-// reload; what must survive a reload (metrics, call log, upstream clients,
-// the sandbox) lives in Shared.
+// Package app assembles a running gateway from a loaded configuration and
+// its route table (routes.Load): the upstream clients, the handlers of every
+// route kind, the router and the middleware chain. Build is called at start
+// and on every reload; what must survive a reload (metrics, call log,
+// upstream clients, the sandbox) lives in Shared.
 package app
 
 import (
@@ -51,17 +51,14 @@ func (g *Gateway) Close() {
 	}
 }
 
-// Build assembles the gateway of cfg, which must have passed
-// config.Validate. Every problem found while building (route table, upstream
-// clients, credentials, handlers) is returned with its key path.
-func Build(ctx context.Context, cfg *config.Config, sh *Shared) (*Gateway, error) {
+// Build assembles the gateway of cfg and its route table, both as
+// routes.Load returns them (cfg validated, table built from cfg). Every
+// problem found while building (upstream clients, credentials, handlers) is
+// returned with its key path.
+func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Shared) (*Gateway, error) {
 	now := sh.Now
 	if now == nil {
 		now = time.Now
-	}
-	table, err := routes.Build(cfg)
-	if err != nil {
-		return nil, err
 	}
 	ups, err := sh.Upstreams.Resolve(cfg.Upstreams)
 	if err != nil {

@@ -50,9 +50,10 @@ func (l *recordingLog) all() []calllog.Entry {
 }
 
 type harness struct {
-	handler http.Handler
-	log     *recordingLog
-	reg     *prometheus.Registry
+	handler   http.Handler
+	log       *recordingLog
+	reg       *prometheus.Registry
+	upstreams *UpstreamSet
 }
 
 const baseConfig = `
@@ -71,7 +72,7 @@ func newHarness(t *testing.T, yaml string, env map[string]string) *harness {
 	t.Helper()
 	cfg, err := config.Parse([]byte(yaml), func(k string) string { return env[k] })
 	require.NoError(t, err)
-	require.NoError(t, config.Validate(cfg))
+	table := tabled(t, cfg)
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg, metrics.BuildInfo{Version: "test", Revision: "r", GoVersion: "go"})
 	require.NoError(t, err)
@@ -83,9 +84,9 @@ func newHarness(t *testing.T, yaml string, env map[string]string) *harness {
 			return "", errors.New("no sandbox in this test")
 		}),
 	}
-	gw, err := Build(context.Background(), cfg, sh)
+	gw, err := Build(context.Background(), cfg, table, sh)
 	require.NoError(t, err)
-	return &harness{handler: gw.Handler, log: log, reg: reg}
+	return &harness{handler: gw.Handler, log: log, reg: reg, upstreams: sh.Upstreams}
 }
 
 func (h *harness) do(t *testing.T, method, path, body string, header map[string]string) (*httptest.ResponseRecorder, map[string]any) {

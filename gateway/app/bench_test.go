@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/restgate/gateway/gateway/app/apptest"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/duplicates"
@@ -23,32 +24,9 @@ import (
 	sandboxaccounts "github.com/restgate/gateway/upstreams/sandbox/accounts"
 )
 
-// benchConfig is the accounts part of the shipped configuration with
-// everything a production request passes: v2 key mapping, breaker and
-// retries on the upstream, the call log shipped to a collector.
-const benchConfig = `
-server: {tls: {mode: "off"}}
-versions: [v1, v2, v3]
-log: {collectorURL: "${COLLECTOR}", batchSize: 100, flushInterval: 1s}
-models:
-  Account:
-    fields: [Id, Name, External_Id__c, SicDesc, AccountSource, Site, Rating, Description, TickerSymbol,
-      Ownership, NumberOfEmployees, BillingCountry, BillingPostalCode, BillingState, BillingCity,
-      BillingStreet, ParentId, Type, Total_Assets__c, PhotoUrl, Website, AccountNumber, Fax, Phone]
-upstreams:
-  accounts:
-    url: ${ACCOUNTS_URL}
-    timeout: 10s
-    breaker: {consecutiveFailures: 5, openTimeout: 30s, halfOpenRequests: 1}
-    retry: {attempts: 2, backoff: 25ms, budget: 0.1}
-routes:
-  - {path: "/{version}/accounts", kind: accounts, upstream: accounts, model: Account, methods: [GET],
-     versions: {v1: {fields: [Id, Name]}, v2: {}, v3: {serializeNulls: false}}}
-`
-
-// benchGateway builds the gateway of benchConfig against a backend
-// answering list, with real metrics, duplicate detector and call log
-// shipper (its collector counts lines).
+// benchGateway builds the gateway of apptest.AccountsConfig, as the load
+// harness runs it, against a backend answering list, with real metrics,
+// duplicate detector and call log shipper (its collector counts lines).
 func benchGateway(tb testing.TB, list []byte) (http.Handler, *atomic.Int64) {
 	tb.Helper()
 	length := strconv.Itoa(len(list))
@@ -65,10 +43,10 @@ func benchGateway(tb testing.TB, list []byte) (http.Handler, *atomic.Int64) {
 	}))
 	tb.Cleanup(collector.Close)
 
-	env := map[string]string{"ACCOUNTS_URL": backend.URL, "COLLECTOR": collector.URL}
-	cfg, err := config.Parse([]byte(benchConfig), func(k string) string { return env[k] })
+	env := map[string]string{"ACCOUNTS_URL": backend.URL, "GATEWAY_LOG_COLLECTOR_URL": collector.URL}
+	cfg, err := config.Parse([]byte(apptest.AccountsConfig), func(k string) string { return env[k] })
 	require.NoError(tb, err)
-	require.NoError(tb, config.Validate(cfg))
+	table := tabled(tb, cfg)
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg, metrics.BuildInfo{Version: "bench", Revision: "r", GoVersion: "go"})
 	require.NoError(tb, err)
@@ -87,7 +65,7 @@ func benchGateway(tb testing.TB, list []byte) (http.Handler, *atomic.Int64) {
 			return "", fmt.Errorf("no sandbox here")
 		}),
 	}
-	gw, err := Build(context.Background(), cfg, sh)
+	gw, err := Build(context.Background(), cfg, table, sh)
 	require.NoError(tb, err)
 	return gw.Handler, &lines
 }

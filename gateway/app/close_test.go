@@ -21,7 +21,7 @@ func TestCloseStopsBackgroundWork(t *testing.T) {
 	p := newIDP(t)
 	cfg, err := config.Parse([]byte(baseConfig+"auth: {mode: jwt, jwt: {jwksURL: "+p.srv.URL+"}}\n"), func(string) string { return "" })
 	require.NoError(t, err)
-	require.NoError(t, config.Validate(cfg))
+	table := tabled(t, cfg)
 	m, err := metrics.New(prometheus.NewRegistry(), metrics.BuildInfo{})
 	require.NoError(t, err)
 	sh := &Shared{Logger: discardLogger(), Metrics: m, CallLog: &recordingLog{}, Duplicates: duplicates.New(time.Minute, 10),
@@ -30,7 +30,7 @@ func TestCloseStopsBackgroundWork(t *testing.T) {
 	ignore := []goleak.Option{goleak.IgnoreCurrent(), goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
 		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"), goleak.IgnoreAnyFunction("net/http.(*conn).serve")}
 	for range 5 {
-		gw, err := Build(context.Background(), cfg, sh)
+		gw, err := Build(context.Background(), cfg, table, sh)
 		require.NoError(t, err)
 		gw.Close()
 	}

@@ -11,7 +11,18 @@ import (
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/identity"
+	"github.com/restgate/gateway/gateway/routes"
 )
+
+// tabled validates cfg and builds its route table, as routes.Load does for
+// a file, for the configs the tests make in memory.
+func tabled(tb testing.TB, cfg *config.Config) *routes.Table {
+	tb.Helper()
+	require.NoError(tb, config.Validate(cfg))
+	table, err := routes.Build(cfg)
+	require.NoError(tb, err)
+	return table
+}
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 

@@ -37,70 +37,47 @@ type kindEnv struct {
 func (e kindEnv) kinds() map[string]router.Factory {
 	maxDepth := e.cfg.Server.Limits.MaxJSONDepth
 	accountOpts := accounts.Options{MaxDepth: maxDepth}
-	dataBackends := data.Backends(e.dataBackend)
+	accountClients := resolver(e.upstreams, func(up Upstream) (*upaccounts.Client, error) {
+		return upaccounts.New(up.BaseURL, up.Client), nil
+	})
+	dataBackends := data.Backends(resolver(e.upstreams, func(up Upstream) (*data.Backend, error) {
+		return data.NewBackend(up.BaseURL, up.Client.Settings().Options, up.Client, 0)
+	}))
 	var fields settings.FieldSource
-	if b, err := dataBackends(DescribeUpstream); err == nil && b != nil {
-		fields = b // only a real backend: a nil *data.Backend must not become a non-nil interface
+	if b, err := dataBackends(DescribeUpstream); err == nil {
+		fields = b
 	}
 	return map[string]router.Factory{
 		config.KindEndpoints: settings.Endpoints(e.table),
 		config.KindModel:     settings.Model(e.table, fields, maxDepth),
 		config.KindOpenAPI:   openapi.New(e.table),
-		config.KindAccounts:  accounts.Collection(e.accountsClient, accountOpts),
-		config.KindAccount:   accounts.Item(e.accountsClient, accountOpts),
-		config.KindWorkflow:  workflow.New(e.workflowClient, maxDepth),
-		config.KindData:      data.New(dataBackends, e.table, data.Options{MaxDepth: maxDepth}),
-		config.KindFiles:     files.New(e.filesClient, files.Options{SpoolDir: filepath.Join(e.cfg.Server.DataDir, "spool")}),
-		config.KindMessages:  messages.New(e.feedClient, messages.Options{}),
-		config.KindProxy:     proxy.New(e.proxyBackend, proxy.Options{MaxDepth: maxDepth}),
+		config.KindAccounts:  accounts.Collection(accountClients, accountOpts),
+		config.KindAccount:   accounts.Item(accountClients, accountOpts),
+		config.KindWorkflow: workflow.New(resolver(e.upstreams, func(up Upstream) (*upworkflow.Client, error) {
+			return upworkflow.New(up.BaseURL, up.Client), nil
+		}), maxDepth),
+		config.KindData: data.New(dataBackends, e.table, data.Options{MaxDepth: maxDepth}),
+		config.KindFiles: files.New(resolver(e.upstreams, func(up Upstream) (*upfiles.Client, error) {
+			opts := up.Client.Settings().Options
+			return upfiles.New(up.BaseURL, opts["apiVersion"], opts["communityId"], up.Client)
+		}), files.Options{SpoolDir: filepath.Join(e.cfg.Server.DataDir, "spool")}),
+		config.KindMessages: messages.New(resolver(e.upstreams, func(up Upstream) (*feed.Client, error) {
+			return feed.New(up.BaseURL, up.Client), nil
+		}), messages.Options{}),
+		config.KindProxy: proxy.New(resolver(e.upstreams, func(up Upstream) (proxy.Backend, error) {
+			return proxy.Backend{Doer: up.Client, BaseURL: up.BaseURL}, nil
+		}), proxy.Options{MaxDepth: maxDepth}),
 	}
 }
 
-func (e kindEnv) proxyBackend(name string) (proxy.Backend, bool) {
-	up, ok := e.upstreams[name]
-	if !ok {
-		return proxy.Backend{}, false
+// resolver resolves a configured upstream's name to what adapt makes of it.
+func resolver[T any](ups map[string]Upstream, adapt func(Upstream) (T, error)) router.Resolver[T] {
+	return func(name string) (T, error) {
+		up, ok := ups[name]
+		if !ok {
+			var zero T
+			return zero, fmt.Errorf("no upstream named %q", name)
+		}
+		return adapt(up)
 	}
-	return proxy.Backend{Doer: up.Client, BaseURL: up.BaseURL}, true
-}
-
-func (e kindEnv) accountsClient(name string) *upaccounts.Client {
-	up, ok := e.upstreams[name]
-	if !ok {
-		return nil
-	}
-	return upaccounts.New(up.BaseURL, up.Client)
-}
-
-func (e kindEnv) workflowClient(name string) *upworkflow.Client {
-	up, ok := e.upstreams[name]
-	if !ok {
-		return nil
-	}
-	return upworkflow.New(up.BaseURL, up.Client)
-}
-
-func (e kindEnv) dataBackend(name string) (*data.Backend, error) {
-	up, ok := e.upstreams[name]
-	if !ok {
-		return nil, fmt.Errorf("no upstream named %q", name)
-	}
-	return data.NewBackend(up.BaseURL, up.Client.Settings().Options, up.Client, 0)
-}
-
-func (e kindEnv) filesClient(name string) (*upfiles.Client, error) {
-	up, ok := e.upstreams[name]
-	if !ok {
-		return nil, fmt.Errorf("no upstream named %q", name)
-	}
-	opts := up.Client.Settings().Options
-	return upfiles.New(up.BaseURL, opts["apiVersion"], opts["communityId"], up.Client)
-}
-
-func (e kindEnv) feedClient(name string) *feed.Client {
-	up, ok := e.upstreams[name]
-	if !ok {
-		return nil
-	}
-	return feed.New(up.BaseURL, up.Client)
 }

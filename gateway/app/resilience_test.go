@@ -91,7 +91,8 @@ func TestBreakerThroughTheGateway(t *testing.T) {
 	assert.Equal(t, 200, rec.Code, "another upstream is unaffected")
 
 	a.mode.Store("ok")
-	time.Sleep(450 * time.Millisecond)
+	require.Eventually(t, func() bool { return h.upstreams.Client("a").BreakerState() == "half-open" },
+		5*time.Second, 10*time.Millisecond, "the breaker half-opens once its openTimeout passed")
 	rec, _ = h.do(t, "GET", "/v2/accounts", "", nil)
 	assert.Equal(t, 200, rec.Code, "the half-open probe succeeds and closes the breaker")
 	rec, _ = h.do(t, "GET", "/v2/accounts", "", nil)

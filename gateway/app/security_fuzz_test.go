@@ -40,7 +40,7 @@ func sandboxGateway(tb testing.TB) http.Handler {
 		Duplicates: duplicates.New(time.Minute, 1000), Upstreams: NewUpstreamSet(m, sb.URL)}
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
-	gw, err := Build(ctx, cfg, sh)
+	gw, err := Build(ctx, cfg, tabled(tb, cfg), sh)
 	require.NoError(tb, err)
 	return gw.Handler
 }

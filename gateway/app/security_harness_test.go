@@ -202,7 +202,7 @@ func buildFrom(t *testing.T, cfg *config.Config, logger *slog.Logger, extra midd
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	gw, err := Build(ctx, cfg, sh)
+	gw, err := Build(ctx, cfg, tabled(t, cfg), sh)
 	require.NoError(t, err)
 	return &builtGateway{handler: gw.Handler, table: gw.Table, reg: reg, log: rec}
 }

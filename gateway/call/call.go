@@ -36,7 +36,7 @@ func (i Identity) HasRole(roles []string) bool {
 // router fills the route and version; handlers read it; the writer records
 // the outcome that the metrics and the call log read after the handler
 // returns. Only the goroutine serving the request touches it, except
-// Upstream, which is safe for concurrent use.
+// Upstream's Timing, which is safe for concurrent use.
 type Call struct {
 	Start    time.Time
 	Identity Identity
@@ -48,11 +48,12 @@ type Call struct {
 	Version string
 	// Options are the route's settings for Version.
 	Options *routes.VersionOptions
-	// Upstream accumulates time spent waiting on backends.
-	Upstream upstreams.Timing
-	// Trace holds the request's W3C trace headers, captured once by the
-	// trace middleware: the answer and every upstream call share them.
-	Trace upstreams.TraceHeaders
+	// Upstream is what the shared upstream client reads and records for
+	// this request: the time spent waiting on backends (Timing), the
+	// request's W3C trace headers, captured once by the trace middleware
+	// and shared by the answer and every upstream call (Trace), and the
+	// route's call options, set by the router (Options).
+	Upstream upstreams.CallState
 	// Body is the request body as the handler read it (bounded), for the call
 	// log and the system messages.
 	Body []byte
@@ -66,10 +67,6 @@ type Call struct {
 	// ctx is the context node of the first With, kept here so that binding
 	// a Call allocates nothing of its own.
 	ctx callContext
-	// upstreamOptions are the route's upstream call options when
-	// WithCallOptions could record them here; the zero value is none (the
-	// client's defaults either way).
-	upstreamOptions upstreams.CallOptions
 }
 
 // Handler serves one route. It returns the result in the backend's internal
@@ -84,26 +81,43 @@ type Result struct {
 	Status int
 	// JSON is the result; nil means the empty-string result "".
 	JSON []byte
+	// Form says what JSON is, and so what the writer does with it; the zero
+	// value is InternalNames.
+	Form Form
+	// MapKeys, when set, is a JSON object written as the envelope's
+	// "mapKeys" member after the result (the published key map);
+	// mapKeysFlag is then true.
+	MapKeys []byte
 	// Owner, when not nil, owns JSON's memory (a pooled upstream answer):
 	// the writer releases it once the answer is written or refused, and
 	// nothing may use JSON after that.
 	Owner interface{ Release() }
-	// Exposed marks JSON that is already in exposed names or has a fixed
-	// shape (settings, listings, {"id"} of a create): neither the key map nor
-	// the field selection is applied; nulls are still handled.
-	Exposed bool
-	// KeysMapped tells the envelope that the handler applied key maps itself
-	// (records mapped one by one by their own type), so mapKeysFlag is true.
-	KeysMapped bool
-	// MapKeys, when set, is a JSON object written as the envelope's
-	// "mapKeys" member after the result (the published key map).
-	MapKeys []byte
-	// OmitFlags leaves mapKeysFlag and serializeNulls out of the envelope
-	// (the endpoint listing).
-	OmitFlags bool
-	// Raw sends JSON as the whole answer: no key map, no null removal, no
+}
+
+// Form is what a Result's JSON is. Every form but Document is enveloped,
+// and every form's nulls are dropped when the version drops them, except
+// Document's.
+type Form int
+
+const (
+	// InternalNames (the zero value): records in the backend's internal
+	// names. The writer applies the version's field selection and key map;
+	// mapKeysFlag says whether a key map was applied.
+	InternalNames Form = iota
+	// ExposedNames: already in exposed names or of a fixed shape (settings,
+	// the {"id"} of a create, per-item results): neither the key map nor
+	// the field selection is applied; the envelope's flags are the
+	// version's.
+	ExposedNames
+	// MappedByHandler: as ExposedNames, for records the handler key-mapped
+	// itself (each by its own type); mapKeysFlag is true.
+	MappedByHandler
+	// Listing: as ExposedNames, with mapKeysFlag and serializeNulls left
+	// out of the envelope (the endpoint listing).
+	Listing
+	// Document: JSON is the whole answer: no key map, no null removal, no
 	// envelope. Only for documents whose shape another standard fixes (the
 	// OpenAPI document); Server-Timing and the call's bookkeeping are kept,
 	// and errors are still enveloped. JSON must be valid and non-nil.
-	Raw bool
-}
+	Document
+)

@@ -10,39 +10,26 @@ import (
 
 type callKey struct{}
 
-// callContext is a request's context once With bound its Call. One node
-// answers for the Call and for what the shared upstream client reads of it
-// (Timing, trace headers, call options), where a WithValue layer each would
-// cost an allocation each on every request.
+// callContext is a request's context once With bound its Call.
 type callContext struct {
 	context.Context
 	c *Call
 }
 
-// Value answers for the Call's keys and asks the parent for the rest.
+// Value answers for the Call and asks the parent for the rest.
 func (n *callContext) Value(key any) any {
-	switch key {
-	case callKey{}:
+	if key == (callKey{}) {
 		return n.c
-	case upstreams.TimingKey():
-		return &n.c.Upstream
-	case upstreams.TraceHeadersKey():
-		if n.c.Trace.Traceparent() != nil {
-			return &n.c.Trace
-		}
-	case upstreams.CallOptionsKey():
-		if n.c.upstreamOptions != (upstreams.CallOptions{}) {
-			return &n.c.upstreamOptions
-		}
 	}
 	return n.Context.Value(key)
 }
 
 // With returns ctx carrying c: From answers c, and the shared upstream
-// client finds c's Upstream Timing, its captured Trace headers and the call
-// options given to WithCallOptions. The first With of a Call allocates
-// nothing (the node lives in c); c must not be bound to two requests.
+// client finds c.Upstream (upstreams.CallStateFrom). The first With of a
+// Call allocates nothing (both context nodes live in c); c must not be bound
+// to two requests.
 func With(ctx context.Context, c *Call) context.Context {
+	ctx = upstreams.WithCallState(ctx, &c.Upstream)
 	if c.ctx.c == nil {
 		c.ctx = callContext{Context: ctx, c: c}
 		return &c.ctx
@@ -61,20 +48,15 @@ func From(ctx context.Context) *Call {
 	return &Call{Start: time.Now()}
 }
 
-// WithCallOptions returns r with o as the options of its upstream calls
-// (upstreams.CallOptionsFrom of its context). When r's context is bound to
-// c and nothing nearer carries call options, o is recorded on c and r is
-// returned as it is: no copy of the request and its context per call.
-// Otherwise r's context gets a layer of its own. Call it before the
-// handler shares r's context with other goroutines.
+// WithCallOptions makes o the options of the upstream calls r makes for c
+// (c.Upstream.Options). When r's context carries c's upstream state, r is
+// returned as it is; otherwise (a handler run without the trace
+// middleware, or under another state) r is returned bound to c. Call it
+// before the handler shares r's context with other goroutines.
 func WithCallOptions(r *http.Request, c *Call, o upstreams.CallOptions) *http.Request {
-	ctx := r.Context()
-	if ctx.Value(callKey{}) == c {
-		switch got := ctx.Value(upstreams.CallOptionsKey()); {
-		case got == nil, got == &c.upstreamOptions:
-			c.upstreamOptions = o
-			return r
-		}
+	c.Upstream.Options = o
+	if upstreams.CallStateFrom(r.Context()) == &c.Upstream {
+		return r
 	}
-	return r.WithContext(upstreams.WithCallOptions(ctx, o))
+	return r.WithContext(With(r.Context(), c))
 }

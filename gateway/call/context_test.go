@@ -9,28 +9,21 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/restgate/gateway/upstreams"
 )
 
 type outerKey struct{}
 
-func TestWithAnswersForTheCallAndWhatUpstreamsReads(t *testing.T) {
+func TestWithAnswersForTheCallAndItsUpstreamState(t *testing.T) {
 	t.Parallel()
 	parent, cancel := context.WithCancel(context.WithValue(context.Background(), outerKey{}, "outer"))
 	c := &Call{}
 	ctx := With(parent, c)
 
 	assert.Same(t, c, From(ctx))
-	assert.Same(t, &c.Upstream, upstreams.TimingFrom(ctx))
-	assert.Nil(t, upstreams.TraceHeadersFrom(ctx), "nothing captured yet")
-	assert.Equal(t, upstreams.CallOptions{}, upstreams.CallOptionsFrom(ctx))
+	assert.Same(t, &c.Upstream, upstreams.CallStateFrom(ctx))
 	assert.Equal(t, "outer", ctx.Value(outerKey{}), "other keys reach the parent")
-
-	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}})
-	c.Trace.Capture(trace.ContextWithSpanContext(context.Background(), sc))
-	assert.Same(t, &c.Trace, upstreams.TraceHeadersFrom(ctx))
 
 	child, stop := context.WithCancel(ctx)
 	defer stop()
@@ -64,31 +57,25 @@ func TestFromOutsideARequest(t *testing.T) {
 func TestWithCallOptions(t *testing.T) {
 	t.Parallel()
 	opts := upstreams.CallOptions{Timeout: time.Second, NoRetry: true}
-	nearer := upstreams.CallOptions{Timeout: time.Minute}
 	tests := []struct {
-		desc     string
-		ctx      func(c *Call) context.Context
-		sameReq  bool
-		wantOpts upstreams.CallOptions
+		desc    string
+		ctx     func(c *Call) context.Context
+		sameReq bool
 	}{
 		{desc: "bound to the call: recorded on it",
-			ctx: func(c *Call) context.Context { return With(context.Background(), c) }, sameReq: true, wantOpts: opts},
+			ctx: func(c *Call) context.Context { return With(context.Background(), c) }, sameReq: true},
 		{desc: "bound under other layers",
 			ctx: func(c *Call) context.Context {
 				return context.WithValue(With(context.Background(), c), outerKey{}, 1)
-			}, sameReq: true, wantOpts: opts},
-		{desc: "options outside the call: a layer of its own",
+			}, sameReq: true},
+		{desc: "another state nearer: bound again",
 			ctx: func(c *Call) context.Context {
-				return With(upstreams.WithCallOptions(context.Background(), nearer), c)
-			}, wantOpts: opts},
-		{desc: "nearer options: a layer of its own",
-			ctx: func(c *Call) context.Context {
-				return upstreams.WithCallOptions(With(context.Background(), c), nearer)
-			}, wantOpts: opts},
-		{desc: "another call's context: a layer of its own",
-			ctx: func(*Call) context.Context { return With(context.Background(), &Call{}) }, wantOpts: opts},
-		{desc: "no call: a layer of its own",
-			ctx: func(*Call) context.Context { return context.Background() }, wantOpts: opts},
+				return upstreams.WithCallState(With(context.Background(), c), &upstreams.CallState{})
+			}},
+		{desc: "another call's context: bound",
+			ctx: func(*Call) context.Context { return With(context.Background(), &Call{}) }},
+		{desc: "no call: bound",
+			ctx: func(*Call) context.Context { return context.Background() }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -97,9 +84,12 @@ func TestWithCallOptions(t *testing.T) {
 			r := httptest.NewRequest(http.MethodGet, "/v1/x", nil).WithContext(tt.ctx(c))
 			got := WithCallOptions(r, c, opts)
 			assert.Equal(t, tt.sameReq, got == r)
-			assert.Equal(t, tt.wantOpts, upstreams.CallOptionsFrom(got.Context()))
+			assert.Same(t, c, From(got.Context()))
+			assert.Same(t, &c.Upstream, upstreams.CallStateFrom(got.Context()))
+			assert.Equal(t, opts, c.Upstream.Options)
 			again := WithCallOptions(got, c, upstreams.CallOptions{NoRetry: true})
-			assert.Equal(t, upstreams.CallOptions{NoRetry: true}, upstreams.CallOptionsFrom(again.Context()), "a second call replaces them")
+			assert.Same(t, got, again, "bound now")
+			assert.Equal(t, upstreams.CallOptions{NoRetry: true}, c.Upstream.Options, "a second call replaces them")
 		})
 	}
 }
@@ -110,7 +100,7 @@ func BenchmarkWith(b *testing.B) {
 	for b.Loop() {
 		c := &Call{}
 		ctx := With(parent, c)
-		if upstreams.TimingFrom(ctx) == nil || From(ctx) != c {
+		if upstreams.CallStateFrom(ctx) != &c.Upstream || From(ctx) != c {
 			b.Fatal("the call is not in its context")
 		}
 	}

@@ -65,14 +65,16 @@ func (w *Writer) Serve(h Handler) http.Handler {
 }
 
 // Success maps res with the route's version options and writes the success
-// envelope; a result that cannot be serialised is answered as
-// SERIALIZATION_FAILED before anything is sent.
+// envelope. A result that cannot be written is answered before anything is
+// sent: SERIALIZATION_FAILED when it reaches the output limit or nests too
+// deeply, CALLOUT_FAILED 502 when it is not valid JSON (see
+// serializationError).
 func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res Result) {
 	if res.Owner != nil {
 		defer res.Owner.Release()
 	}
-	if res.Raw {
-		w.raw(rw, c, res)
+	if res.Form == Document {
+		w.document(rw, c, res)
 		return
 	}
 	bp := w.pool.Get().(*[]byte)
@@ -83,8 +85,8 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	} else {
 		opts := mapping.Options{MaxDepth: w.cfg.MaxDepth, MaxOutput: w.cfg.MaxOutput}
 		if o := c.Options; o != nil {
-			opts.DropNulls = o.SerializeNulls
-			if !res.Exposed { // fixed-shape answers keep every member
+			opts.DropNulls = o.DropNulls
+			if res.Form == InternalNames {
 				opts.Select = o.Select
 				if o.MapKeys {
 					opts.Map = o.KeyMap
@@ -104,9 +106,9 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	}
 	var stBuf [serverTimingSize]byte // on the stack: send makes the one string
 	meta, st := w.finish(c, status, stBuf[:0])
-	meta.OmitFlags = res.OmitFlags
-	meta.MapKeys, meta.SerializeNulls = flags(c)
-	meta.MapKeys = meta.MapKeys || res.KeysMapped
+	meta.OmitFlags = res.Form == Listing
+	meta.MapKeys, meta.DropNulls = flags(c)
+	meta.MapKeys = meta.MapKeys || res.Form == MappedByHandler
 	if res.MapKeys != nil {
 		meta.MapKeys = true // a published key map is the flag's subject
 		buf = append(buf, `,"mapKeys":`...)
@@ -117,8 +119,8 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	w.send(rw, status, buf, st)
 }
 
-// raw sends res.JSON as it is (see Result.Raw).
-func (w *Writer) raw(rw http.ResponseWriter, c *Call, res Result) {
+// document sends res.JSON as it is (see Document).
+func (w *Writer) document(rw http.ResponseWriter, c *Call, res Result) {
 	status := res.Status
 	if status == 0 {
 		status = http.StatusOK
@@ -185,7 +187,7 @@ func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err err
 	status := rd.Status
 	var stBuf [serverTimingSize]byte
 	meta, st := w.finish(c, status, stBuf[:0])
-	meta.MapKeys, meta.SerializeNulls = flags(c)
+	meta.MapKeys, meta.DropNulls = flags(c)
 	bp := w.pool.Get().(*[]byte)
 	defer w.put(bp)
 	out := envelope.AppendError((*bp)[:0], rd, w.cfg.ExposeSystemMessages, meta)
@@ -207,7 +209,7 @@ func (w *Writer) finish(c *Call, status int, st []byte) (envelope.Meta, []byte) 
 	now := w.cfg.Now()
 	total := w.elapsedAt(c, now)
 	c.Status, c.TotalMillis = status, total
-	up := float64(c.Upstream.Total()) / 1e6
+	up := float64(c.Upstream.Timing.Total()) / 1e6
 	st = append(st, "gateway;dur="...)
 	st = envelope.AppendMillis(st, max(total-up, 0))
 	st = append(st, ", upstream;dur="...)
@@ -255,11 +257,11 @@ func (w *Writer) put(bp *[]byte) {
 }
 
 // flags are the envelope's mapKeysFlag (whether a key map was applied) and
-// serializeNulls; with no route matched they are the seed's defaults with no
-// map.
-func flags(c *Call) (mapKeys, serializeNulls bool) {
+// serializeNulls (whether nulls are dropped); with no route matched they are
+// the seed's defaults with no map.
+func flags(c *Call) (mapKeys, dropNulls bool) {
 	if o := c.Options; o != nil {
-		return o.MapKeys && o.KeyMap != nil, o.SerializeNulls
+		return o.MapKeys && o.KeyMap != nil, o.DropNulls
 	}
 	return false, true
 }

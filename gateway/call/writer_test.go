@@ -23,7 +23,7 @@ func TestSuccessAndItsFailures(t *testing.T) {
 	t.Parallel()
 	km, err := mapping.NewKeyMap(map[string]string{"Id": "id", "Name": "name"})
 	require.NoError(t, err)
-	opts := &routes.VersionOptions{MapKeys: true, SerializeNulls: true, KeyMap: km, Select: mapping.NewFieldSet("Id")}
+	opts := &routes.VersionOptions{MapKeys: true, DropNulls: true, KeyMap: km, Select: mapping.NewFieldSet("Id")}
 	tests := []struct {
 		desc       string
 		res        Result
@@ -35,7 +35,7 @@ func TestSuccessAndItsFailures(t *testing.T) {
 	}{
 		{desc: "mapped, selected, nulls dropped", res: Result{JSON: []byte(`[{"Id":"1","Name":"A","X":null}]`)},
 			status: 200, result: `[{"id":"1"}]`, mapKeyFlag: true},
-		{desc: "fixed shapes skip map and selection", res: Result{JSON: []byte(`{"deleted":3,"Name":null}`), Exposed: true, Status: 201},
+		{desc: "fixed shapes skip map and selection", res: Result{JSON: []byte(`{"deleted":3,"Name":null}`), Form: ExposedNames, Status: 201},
 			status: 201, result: `{"deleted":3}`, mapKeyFlag: true},
 		{desc: "nil result is the empty string", res: Result{}, status: 200, result: `""`, mapKeyFlag: true},
 		{desc: "too large is SERIALIZATION_FAILED", res: Result{JSON: []byte(`["` + strings.Repeat("a", 100) + `"]`)},
@@ -62,6 +62,47 @@ func TestSuccessAndItsFailures(t *testing.T) {
 				assert.JSONEq(t, tt.result, string(env["result"]))
 				assert.Equal(t, "true", string(env["mapKeysFlag"]))
 			}
+		})
+	}
+}
+
+// TestFormFlags checks the envelope's flags each Form writes, on a version
+// whose key map is off.
+func TestFormFlags(t *testing.T) {
+	t.Parallel()
+	km, err := mapping.NewKeyMap(map[string]string{"Name": "name"})
+	require.NoError(t, err)
+	opts := &routes.VersionOptions{DropNulls: true, KeyMap: km}
+	record := []byte(`{"Name":"A","X":null}`)
+	tests := []struct {
+		desc string
+		res  Result
+		want string
+	}{
+		{desc: "internal names, the map off", res: Result{JSON: record},
+			want: `{"result":{"Name":"A"},"mapKeysFlag":false,"serializeNulls":true}`},
+		{desc: "exposed names", res: Result{JSON: record, Form: ExposedNames},
+			want: `{"result":{"Name":"A"},"mapKeysFlag":false,"serializeNulls":true}`},
+		{desc: "mapped by the handler", res: Result{JSON: record, Form: MappedByHandler},
+			want: `{"result":{"Name":"A"},"mapKeysFlag":true,"serializeNulls":true}`},
+		{desc: "a published key map", res: Result{JSON: record, Form: ExposedNames, MapKeys: []byte(`{"Name":"name"}`)},
+			want: `{"result":{"Name":"A"},"mapKeys":{"Name":"name"},"mapKeysFlag":true,"serializeNulls":true}`},
+		{desc: "a listing", res: Result{JSON: record, Form: Listing}, want: `{"result":{"Name":"A"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			w := NewWriter(WriterConfig{Catalog: envelope.NewCatalog()})
+			rec := httptest.NewRecorder()
+			w.Success(rec, httptest.NewRequest("GET", "/v1/x", nil), &Call{Start: time.Now(), Options: opts}, tt.res)
+			var env map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &env))
+			for _, meta := range []string{"timeStamp", "totalTime", "userId"} {
+				delete(env, meta)
+			}
+			got, err := json.Marshal(env)
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.want, string(got))
 		})
 	}
 }
@@ -105,8 +146,8 @@ func TestAnswerHeaders(t *testing.T) {
 		{desc: "success", write: func(rw http.ResponseWriter, c *Call) {
 			w.Success(rw, httptest.NewRequest("GET", "/v1/x", nil), c, Result{JSON: []byte(`{"a":1}`)})
 		}},
-		{desc: "raw", write: func(rw http.ResponseWriter, c *Call) {
-			w.Success(rw, httptest.NewRequest("GET", "/v1/x", nil), c, Result{JSON: []byte(`{"a":1}`), Raw: true})
+		{desc: "document", write: func(rw http.ResponseWriter, c *Call) {
+			w.Success(rw, httptest.NewRequest("GET", "/v1/x", nil), c, Result{JSON: []byte(`{"a":1}`), Form: Document})
 		}},
 		{desc: "error", write: func(rw http.ResponseWriter, c *Call) {
 			w.Error(rw, httptest.NewRequest("GET", "/v1/x", nil), c, envelope.New(envelope.URLInvalid))
@@ -116,7 +157,7 @@ func TestAnswerHeaders(t *testing.T) {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
 			c := &Call{Start: start}
-			c.Upstream.Add(234 * time.Millisecond)
+			c.Upstream.Timing.Add(234 * time.Millisecond)
 			rec := httptest.NewRecorder()
 			tt.write(rec, c)
 			h := rec.Result().Header

@@ -2,9 +2,10 @@
 //
 // Every call produces one Entry. The request path only hands it to
 // Shipper.Enqueue, which copies what it must and returns at once; redaction,
-// formatting, truncation and the POST to the collector all happen on the
-// shipper's own goroutine, so a slow, dead or refusing collector never slows
-// or fails a request.
+// formatting, truncation and the POST to the collector (through the shared
+// upstream client named "collector") all happen on the shipper's own
+// goroutine, so a slow, dead or refusing collector never slows or fails a
+// request.
 package calllog
 
 import (

@@ -3,12 +3,10 @@ package calllog
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
-	"time"
+	"strconv"
 )
 
 // statusError is a collector answer that is not 2xx.
@@ -16,20 +14,6 @@ type statusError struct{ status int }
 
 func (e *statusError) Error() string {
 	return fmt.Sprintf("collector answered %d %s", e.status, http.StatusText(e.status))
-}
-
-// retryable reports whether a failed POST is worth repeating: transport
-// errors and timeouts are, and so are 429 and 5xx; other 4xx answers will
-// not change. A cancelled sender is not.
-func retryable(ctx context.Context, err error) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	var se *statusError
-	if errors.As(err, &se) {
-		return se.status == http.StatusTooManyRequests || se.status >= 500
-	}
-	return true
 }
 
 // sendBatch takes up to BatchSize entries off the queue, formats and POSTs
@@ -73,34 +57,18 @@ func (s *Shipper) format(dst []byte) []byte {
 	return dst
 }
 
-// post sends payload, retrying with exponential backoff and jitter.
+// post sends payload through the collector's client, which times the POST
+// out and retries it. Its Idempotency-Key names the batch: it is what lets
+// the client send a POST again (as net/http's Transport does), and what
+// lets a collector recognise a batch it already has.
 func (s *Shipper) post(ctx context.Context, payload []byte) error {
-	for attempt := 0; ; attempt++ {
-		err := s.postOnce(ctx, payload)
-		if err == nil {
-			return nil
-		}
-		if attempt >= s.cfg.MaxRetries || !retryable(ctx, err) {
-			return err
-		}
-		t := time.NewTimer(s.backoff(attempt))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return err
-		case <-t.C:
-		}
-	}
-}
-
-func (s *Shipper) postOnce(ctx context.Context, payload []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.URL, bytes.NewReader(payload))
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", s.contentType)
+	s.batches++
+	req.Header["Content-Type"] = []string{s.contentType}
+	req.Header["Idempotency-Key"] = []string{s.batchPrefix + strconv.FormatUint(s.batches, 10)}
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return err
@@ -112,15 +80,4 @@ func (s *Shipper) postOnce(ctx context.Context, payload []byte) error {
 		return &statusError{status: resp.StatusCode}
 	}
 	return nil
-}
-
-// backoff is Backoff doubled per attempt, capped, with the upper half
-// jittered so that replicas do not retry in step.
-func (s *Shipper) backoff(attempt int) time.Duration {
-	d := s.cfg.Backoff << min(attempt, 20)
-	if d <= 0 || d > maxBackoff {
-		d = maxBackoff
-	}
-	half := d / 2
-	return half + rand.N(half+1)
 }

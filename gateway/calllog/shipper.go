@@ -2,10 +2,14 @@ package calllog
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
-	"net/http"
+	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
+
+	"github.com/restgate/gateway/upstreams"
 )
 
 // Metrics receives the shipper's counts. Calls come from Enqueue (on the
@@ -24,15 +28,13 @@ type Metrics interface {
 	Dropped(n int)
 }
 
-const maxBackoff = 30 * time.Second
-
 // Shipper queues call log entries and POSTs them to the collector in
 // batches from one goroutine (Run), so the request path never waits on the
 // collector. Enqueue, Run and Close are safe for concurrent use.
 type Shipper struct {
 	cfg         Config
 	disabled    bool
-	client      *http.Client
+	client      *upstreams.Client
 	metrics     Metrics
 	logger      *slog.Logger
 	redactor    *Redactor
@@ -53,14 +55,18 @@ type Shipper struct {
 	out     []byte
 	redact  []byte
 	trimmed []byte
+	// batchPrefix and batches make each batch's Idempotency-Key.
+	batchPrefix string
+	batches     uint64
 }
 
 // NewShipper checks cfg, fills its defaults and returns a Shipper; call Run
-// in a goroutine to start sending and Close to flush and stop. A nil client
-// gets a plain &http.Client{}, nil m counts nothing, nil logger logs nothing.
+// in a goroutine to start sending and Close to flush and stop. The
+// collector's client (cfg.Client, named Upstream) reports its calls and
+// breaker to obs. nil obs and m count nothing, nil logger logs nothing.
 // With an empty cfg.URL the Shipper is a no-op: Enqueue returns at once,
 // Run returns at once, Close returns nil.
-func NewShipper(cfg Config, client *http.Client, m Metrics, logger *slog.Logger) (*Shipper, error) {
+func NewShipper(cfg Config, obs upstreams.Observer, m Metrics, logger *slog.Logger) (*Shipper, error) {
 	if cfg.URL == "" {
 		return &Shipper{disabled: true}, nil
 	}
@@ -68,8 +74,9 @@ func NewShipper(cfg Config, client *http.Client, m Metrics, logger *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	if client == nil {
-		client = &http.Client{}
+	client, err := upstreams.NewClient(Upstream, cfg.Client, obs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	if m == nil {
 		m = noMetrics{}
@@ -93,6 +100,7 @@ func NewShipper(cfg Config, client *http.Client, m Metrics, logger *slog.Logger)
 		runDone:     make(chan struct{}),
 		q:           newRing(cfg.QueueSize, cfg.MaxQueueBytes),
 		batch:       make([]queued, 0, cfg.BatchSize),
+		batchPrefix: strconv.FormatUint(rand.Uint64(), 36) + "-",
 	}, nil
 }
 
@@ -196,6 +204,7 @@ func (s *Shipper) Close(ctx context.Context) error {
 	}
 	// Entries Run did not get to: it never ran, or its context ended first.
 	s.drain(ctx)
+	s.client.Close()
 	return ctx.Err()
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/restgate/gateway/upstreams"
 )
 
 func TestMain(m *testing.M) {
@@ -80,10 +83,9 @@ func (c *collector) next(t *testing.T) received {
 
 func newTestShipper(t *testing.T, cfg Config, m Metrics) *Shipper {
 	t.Helper()
-	tr := &http.Transport{}
-	t.Cleanup(tr.CloseIdleConnections)
-	s, err := NewShipper(cfg, &http.Client{Transport: tr}, m, nil)
+	s, err := NewShipper(cfg, nil, m, nil)
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close(canceledContext()) })
 	return s
 }
 
@@ -179,14 +181,19 @@ func TestShipperCollectorAnswers(t *testing.T) {
 			wantCalls: 3, wantSent: 2,
 		},
 		{
-			desc:      "429 is retried",
-			answer:    func(n int64, _ *http.Request) int { return map[bool]int{true: 429, false: 200}[n < 2] },
-			wantCalls: 2, wantSent: 2,
+			desc:      "overloaded collector: retries then a failed batch",
+			answer:    func(int64, *http.Request) int { return http.StatusServiceUnavailable },
+			wantCalls: 3, wantFailed: 1, wantDropped: 2,
 		},
 		{
-			desc:      "refusing collector: retries then a failed batch",
+			desc:      "500 is not retried",
 			answer:    func(int64, *http.Request) int { return http.StatusInternalServerError },
-			wantCalls: 3, wantFailed: 1, wantDropped: 2,
+			wantCalls: 1, wantFailed: 1, wantDropped: 2,
+		},
+		{
+			desc:      "429 is not retried",
+			answer:    func(int64, *http.Request) int { return http.StatusTooManyRequests },
+			wantCalls: 1, wantFailed: 1, wantDropped: 2,
 		},
 		{
 			desc:      "other 4xx is not retried",
@@ -199,7 +206,8 @@ func TestShipperCollectorAnswers(t *testing.T) {
 			t.Parallel()
 			c := newCollector(t, tt.answer)
 			m := &countingMetrics{}
-			s := newTestShipper(t, Config{URL: c.srv.URL, BatchSize: 2, MaxRetries: 2, Backoff: time.Millisecond}, m)
+			s := newTestShipper(t, Config{URL: c.srv.URL, BatchSize: 2,
+				Client: upstreams.Settings{Retry: upstreams.RetrySettings{Attempts: 3, Backoff: time.Millisecond}}}, m)
 			s.Enqueue(entry(1))
 			s.Enqueue(entry(2))
 			ctx, cancel := context.WithTimeout(context.Background(), guard)
@@ -279,6 +287,7 @@ func TestNewShipper(t *testing.T) {
 		{desc: "bad format", cfg: Config{URL: "http://c/logs", Format: "xml"}, wantErr: true},
 		{desc: "not http", cfg: Config{URL: "ftp://c/logs"}, wantErr: true},
 		{desc: "no host", cfg: Config{URL: "http:///logs"}, wantErr: true},
+		{desc: "bad client settings", cfg: Config{URL: "http://c/logs", Client: upstreams.Settings{MaxConcurrent: -1}}, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -298,12 +307,13 @@ func TestNewShipper(t *testing.T) {
 
 func TestConfigDefaults(t *testing.T) {
 	t.Parallel()
-	cfg, err := Config{URL: "http://c/", MaxRetries: -1, MaxBodyBytes: -1, Timeout: -time.Second}.withDefaults()
+	cfg, err := Config{URL: "http://c/logs?source=gw", MaxBodyBytes: -1, Client: upstreams.Settings{Timeout: -time.Second}}.withDefaults()
 	require.NoError(t, err)
 	assert.Equal(t, Config{
-		URL: "http://c/", Format: "text", QueueSize: 10000, MaxQueueBytes: 32 << 20, BatchSize: 100,
-		FlushInterval: time.Second, Timeout: 60 * time.Second, MaxRetries: 0, Backoff: 200 * time.Millisecond,
-		MaxBodyBytes: 0,
+		URL: "http://c/logs?source=gw", Format: "text", QueueSize: 10000, MaxQueueBytes: 32 << 20, BatchSize: 100,
+		FlushInterval: time.Second, MaxBodyBytes: 0,
+		Client: upstreams.Settings{URL: "http://c", Timeout: 60 * time.Second, ResponseHeaderTimeout: 60 * time.Second,
+			Retry: upstreams.RetrySettings{Attempts: 4, Backoff: 200 * time.Millisecond}},
 	}, cfg)
 }
 
@@ -311,4 +321,54 @@ func canceledContext() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	return ctx
+}
+
+// observed records what the collector's client reports.
+type observed struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (o *observed) CallDone(upstream, outcome string, _ time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.calls = append(o.calls, upstream+" "+outcome)
+}
+
+func (o *observed) BreakerChanged(string, string, string) {}
+
+// TestShipperSendsThroughTheCollectorUpstream: a batch goes through the
+// shared upstream client named collector, which reports the call, and its
+// retry is the same batch under the same Idempotency-Key.
+func TestShipperSendsThroughTheCollectorUpstream(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var keys []string
+	c := newCollector(t, func(n int64, r *http.Request) int {
+		mu.Lock()
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		mu.Unlock()
+		if n == 1 {
+			return http.StatusBadGateway
+		}
+		return http.StatusOK
+	})
+	obs := &observed{}
+	s, err := NewShipper(Config{URL: c.srv.URL, Client: upstreams.Settings{Retry: upstreams.RetrySettings{Backoff: time.Millisecond}}},
+		obs, nil, nil)
+	require.NoError(t, err)
+	s.Enqueue(entry(1))
+	s.Enqueue(entry(2))
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	require.NoError(t, s.Close(ctx))
+	assert.Len(t, lines(c.next(t).body), 2)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, keys, 2, "the 502 is retried")
+	assert.NotEmpty(t, keys[0])
+	assert.Equal(t, keys[0], keys[1], "a retry is the same batch")
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	assert.Equal(t, []string{"collector success"}, obs.calls, "one call, its retry included")
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/upstreams"
 )
 
 // The collector failing in every way, and closing: none may reach Enqueue.
@@ -55,7 +57,7 @@ func TestShipperNeverBlocksEnqueue(t *testing.T) {
 			m := &countingMetrics{}
 			s := newTestShipper(t, Config{
 				URL: tt.url(t, release), QueueSize: 50, BatchSize: 10, FlushInterval: time.Millisecond,
-				Timeout: guard, MaxRetries: 1, Backoff: time.Millisecond,
+				Client: upstreams.Settings{Timeout: guard, Retry: upstreams.RetrySettings{Attempts: 2, Backoff: time.Millisecond}},
 			}, m)
 			runDone := start(t, context.Background(), s)
 
@@ -147,7 +149,8 @@ func BenchmarkEnqueue(b *testing.B) {
 				defer close(release)
 				url = srv.URL
 			}
-			s, err := NewShipper(Config{URL: url, QueueSize: 1000, FlushInterval: time.Millisecond, Backoff: time.Millisecond}, nil, nil, nil)
+			s, err := NewShipper(Config{URL: url, QueueSize: 1000, FlushInterval: time.Millisecond,
+				Client: upstreams.Settings{Retry: upstreams.RetrySettings{Backoff: time.Millisecond}}}, nil, nil, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -152,10 +152,24 @@ type Log struct {
 	QueueSize     int           `yaml:"queueSize"`     // default 10000
 	BatchSize     int           `yaml:"batchSize"`     // default 100
 	FlushInterval time.Duration `yaml:"flushInterval"` // default 1s
-	Timeout       time.Duration `yaml:"timeout"`       // default 60s
-	MaxRetries    int           `yaml:"maxRetries"`    // default 3
-	MaxBodyBytes  int           `yaml:"maxBodyBytes"`  // default 2048
-	RedactFields  []string      `yaml:"redactFields"`  // default: password, secret, token, apiKey ...
+	// Timeout bounds the POST of one batch, its retries included (the
+	// collector client's timeout). Default 60s, the seed's 60000 ms.
+	Timeout time.Duration `yaml:"timeout"`
+	// MaxRetries is how many times a batch is sent again after a
+	// connection failure, an attempt that timed out, or a 502, 503 or 504
+	// (the collector client's retry.attempts less one); at most 9. Default
+	// 3; negative: none.
+	MaxRetries   int      `yaml:"maxRetries"`
+	MaxBodyBytes int      `yaml:"maxBodyBytes"` // default 2048
+	RedactFields []string `yaml:"redactFields"` // default: password, secret, token, apiKey ...
+	// Collector tunes the rest of the client the call log is sent through
+	// (upstream "collector"), with an upstream's keys and defaults:
+	// connectTimeout, responseHeaderTimeout (default: log.timeout),
+	// maxIdleConnsPerHost, maxConcurrent, breaker, retry.backoff (default
+	// 200ms), retry.budget and auth. Its url, timeout and retry.attempts
+	// are collectorURL, timeout and maxRetries above, and it takes no
+	// options. Optional; like every log setting it needs a restart.
+	Collector upstreams.Settings `yaml:"collector"`
 	// SlowThreshold: calls slower than this are logged at warning. Default 1s.
 	SlowThreshold time.Duration `yaml:"slowThreshold"`
 	// DuplicateWindow: the same user, method, route and body within it is
@@ -277,8 +291,9 @@ type Route struct {
 type RouteVersion struct {
 	// MapKeys applies the key map (mapKeysFlag). Default true.
 	MapKeys *bool `yaml:"mapKeys"`
-	// SerializeNulls removes null members (the seed's naming). Default true.
-	SerializeNulls *bool `yaml:"serializeNulls"`
+	// DropNulls removes null members from answers. Its key is the seed's
+	// serializeNulls, whose true means nulls are dropped. Default true.
+	DropNulls *bool `yaml:"serializeNulls"`
 	// Fields keeps only these internal fields of each record.
 	Fields []string `yaml:"fields"`
 }

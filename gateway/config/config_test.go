@@ -92,7 +92,8 @@ server:
 versions: [v1, x2, v1]
 auth: {mode: none}
 errors: {statusMode: sometimes}
-log: {format: xml, collectorURL: "ftp://x"}
+log: {format: xml, collectorURL: "ftp://x", maxRetries: 12,
+  collector: {url: "http://c", timeout: 1s, retry: {attempts: 2, budget: 2}, options: {a: b}}}
 `), env(nil))
 	require.NoError(t, err)
 	verr := Validate(cfg)
@@ -102,7 +103,10 @@ log: {format: xml, collectorURL: "ftp://x"}
 		`versions[1]: "x2" is not v followed by a number`, `versions[2]: "v1" is listed twice`,
 		"auth.mode: none is allowed only on a loopback listener",
 		"errors.statusMode: must be http or always200", "log.format: must be text or jsonl",
-		"log.collectorURL: must be an absolute http(s) URL",
+		"log.collectorURL: must be an absolute http(s) URL", "log.maxRetries: must be at most 9",
+		"log.collector.url: is set by log.collectorURL", "log.collector.timeout: is set by log.timeout",
+		"log.collector.retry.attempts: is set by log.maxRetries", "log.collector.options: the collector's client takes no options",
+		"log.collector.retry.budget: must be between 0 and 1",
 	} {
 		assert.Contains(t, verr.Error(), w)
 	}

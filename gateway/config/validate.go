@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/restgate/gateway/upstreams"
 )
 
 // versionPattern is the form of a served version: v plus a number.
@@ -134,6 +136,28 @@ func validateLog(p *problems, l *Log) {
 	if l.CollectorURL != "" {
 		checkURL(p, "log.collectorURL", l.CollectorURL)
 	}
+	if l.MaxRetries >= upstreams.MaxRetryAttempts {
+		p.add("log.maxRetries", "must be at most %d", upstreams.MaxRetryAttempts-1)
+	}
+	c := l.Collector
+	for _, f := range []struct {
+		set          bool
+		key, instead string
+	}{
+		{c.URL != "", "url", "log.collectorURL"},
+		{c.Timeout != 0, "timeout", "log.timeout"},
+		{c.Retry.Attempts != 0, "retry.attempts", "log.maxRetries"},
+	} {
+		if f.set {
+			p.add("log.collector."+f.key, "is set by %s", f.instead)
+		}
+	}
+	if len(c.Options) > 0 {
+		p.add("log.collector.options", "the collector's client takes no options")
+	}
+	// log.collectorURL is checked above, as the whole URL batches go to.
+	c.URL = upstreams.SandboxURL
+	p.errs = append(p.errs, c.Validate("log.collector")...)
 	if l.Format != "text" && l.Format != "jsonl" {
 		p.add("log.format", "must be text or jsonl, not %q", l.Format)
 	}

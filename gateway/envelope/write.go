@@ -18,9 +18,10 @@ type Meta struct {
 	// milliseconds (the unit of totalTime), upstream time included.
 	TotalMillis float64
 	UserID      string
-	// MapKeys and SerializeNulls echo the serializer settings of the route
-	// and version.
-	MapKeys, SerializeNulls bool
+	// MapKeys and DropNulls echo the serializer settings of the route and
+	// version, as mapKeysFlag and serializeNulls (the seed's name: true
+	// means null members were dropped).
+	MapKeys, DropNulls bool
 	// OmitFlags leaves mapKeysFlag and serializeNulls out (the endpoint
 	// listing).
 	OmitFlags bool
@@ -78,7 +79,7 @@ func AppendMeta(dst []byte, m Meta) []byte {
 		dst = append(dst, `,"mapKeysFlag":`...)
 		dst = strconv.AppendBool(dst, m.MapKeys)
 		dst = append(dst, `,"serializeNulls":`...)
-		dst = strconv.AppendBool(dst, m.SerializeNulls)
+		dst = strconv.AppendBool(dst, m.DropNulls)
 	}
 	return append(dst, '}')
 }

@@ -29,7 +29,7 @@ var fixed = time.Date(2026, 11, 22, 1, 21, 45, 123_000_000, time.UTC)
 
 func TestEnvelopeGolden(t *testing.T) {
 	t.Parallel()
-	meta := Meta{Time: fixed, TotalMillis: 3.2174, UserID: "005xx0000012345", MapKeys: true, SerializeNulls: true}
+	meta := Meta{Time: fixed, TotalMillis: 3.2174, UserID: "005xx0000012345", MapKeys: true, DropNulls: true}
 	golden(t, "success.json", AppendSuccess(nil, []byte(`{"id":"001"}`), meta))
 	golden(t, "empty_result.json", AppendSuccess(nil, nil, meta))
 	omit := meta
@@ -50,7 +50,7 @@ func FuzzFormat(f *testing.F) {
 func BenchmarkAppendSuccess(b *testing.B) {
 	b.ReportAllocs()
 	result := []byte(`[{"id":"001","name":"Acme"}]`)
-	meta := Meta{Time: fixed, TotalMillis: 1.5, UserID: "anonymous", MapKeys: true, SerializeNulls: true}
+	meta := Meta{Time: fixed, TotalMillis: 1.5, UserID: "anonymous", MapKeys: true, DropNulls: true}
 	buf := make([]byte, 0, 1024)
 	for b.Loop() {
 		buf = AppendSuccess(buf[:0], result, meta)

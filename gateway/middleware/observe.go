@@ -67,7 +67,7 @@ func Observe(next http.Handler, d ObserveDeps) http.Handler {
 			status = upstreams.StatusClientClosedRequest // the client went away; nobody failed
 		}
 		total := time.Duration(c.TotalMillis * float64(time.Millisecond))
-		upstream := c.Upstream.Total()
+		upstream := c.Upstream.Timing.Total()
 		d.Metrics.ObserveRequest(route, r.Method, c.Version, status, total, upstream)
 		if c.CodeID != "" {
 			d.Metrics.CountError(c.CodeID)

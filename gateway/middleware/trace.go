@@ -1,5 +1,6 @@
 // Package middleware holds the layers every request passes before its route:
-// trace, recover, observe (metrics and call log), authenticate and limits.
+// trace, observe (metrics and call log), recover, URL and header limits,
+// authenticate and the per-user rate limit.
 // Each is one constructor returning an http.Handler; the order is decided in
 // one place, gateway/app's chain.
 package middleware
@@ -35,9 +36,9 @@ func Trace(next http.Handler, now func() time.Time) http.Handler {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, trace.NewSpanContext(cfg))
 		// Formatted once: the answer and every upstream call share the
 		// values, and the trace id is a part of traceparent.
-		c.Trace.Capture(ctx)
-		c.TraceID = c.Trace.TraceID()
-		c.Trace.SetOn(rw.Header())
+		c.Upstream.Trace.Capture(ctx)
+		c.TraceID = c.Upstream.Trace.TraceID()
+		c.Upstream.Trace.SetOn(rw.Header())
 		next.ServeHTTP(rw, r.WithContext(call.With(ctx, c)))
 	})
 }

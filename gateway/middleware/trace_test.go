@@ -60,9 +60,8 @@ func TestTrace(t *testing.T) {
 			propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(want))
 			assert.Equal(t, want.Values("Traceparent"), rec.Header().Values("Traceparent"), "the answer names the hop")
 			assert.Equal(t, want.Values("Tracestate"), rec.Header().Values("Tracestate"))
-			assert.Same(t, &c.Trace, upstreams.TraceHeadersFrom(ctx), "upstream calls reuse the captured headers")
-			assert.Equal(t, sc, c.Trace.SpanContext())
-			assert.Same(t, &c.Upstream, upstreams.TimingFrom(ctx))
+			assert.Same(t, &c.Upstream, upstreams.CallStateFrom(ctx), "upstream calls reuse the captured headers")
+			assert.Equal(t, sc, c.Upstream.Trace.SpanContext())
 		})
 	}
 }

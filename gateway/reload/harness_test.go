@@ -21,6 +21,7 @@ import (
 	"github.com/restgate/gateway/gateway/duplicates"
 	"github.com/restgate/gateway/gateway/metrics"
 	"github.com/restgate/gateway/gateway/reload"
+	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/gateway/server"
 )
 
@@ -86,7 +87,9 @@ func newGateway(t *testing.T, path, fake string) *gateway {
 	require.NoError(t, err)
 	sh := &app.Shared{Logger: discard(), Metrics: m, CallLog: nopLog{}, Duplicates: duplicates.New(time.Minute, 100),
 		Upstreams: app.NewUpstreamSet(m, func(string) (string, error) { return "", os.ErrNotExist })}
-	gw, err := reload.Build(context.Background(), path, nil, sh)
+	cfg, table, err := routes.Load(path, nil)
+	require.NoError(t, err)
+	gw, err := app.Build(context.Background(), cfg, table, sh)
 	require.NoError(t, err)
 	g := &gateway{path: path, fake: fake, shared: sh, api: server.NewSwappable(gw.Handler), counter: &countingCounter{}}
 	g.reloader = reload.New(reload.Options{Path: path, Serving: gw, Shared: sh, Target: g.api, Counter: g.counter, Logger: discard()})
@@ -123,6 +126,17 @@ func (g *gateway) get(t *testing.T, path string) (int, map[string]any) {
 	return resp.StatusCode, env
 }
 
+// status is the status of GET path, 0 when the request fails; unlike get
+// it may be polled from another goroutine.
+func (g *gateway) status(path string) int {
+	resp, err := g.srv.Client().Get(g.srv.URL + path)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 // listed returns the uris of the endpoint listing of v1.
 func (g *gateway) listed(t *testing.T) []string {
 	t.Helper()
@@ -133,18 +147,6 @@ func (g *gateway) listed(t *testing.T) []string {
 		uris = append(uris, rec.(map[string]any)["path"].(map[string]any)["uri"].(string))
 	}
 	return uris
-}
-
-// eventually polls cond for up to 5s: the watcher reacts asynchronously.
-func eventually(t *testing.T, cond func() bool, msg string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal(msg)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // startWatcher runs a watcher on g's path that reloads g.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,7 +28,8 @@ func TestWatcherAddsRoute(t *testing.T) {
 	status, _ := g.get(t, "/v1/types/Thing")
 	require.Equal(t, 404, status, "not served before the reload")
 	writeFile(t, path, configText(fake, "v0", addedRoute))
-	eventually(t, func() bool { s, _ := g.get(t, "/v1/types/Thing"); return s == 200 }, "the added route was never served")
+	require.Eventually(t, func() bool { return g.status("/v1/types/Thing") == 200 }, 5*time.Second, 20*time.Millisecond,
+		"the added route was never served")
 
 	_, env := g.get(t, "/v2/types/Thing")
 	assert.Equal(t, map[string]any{"Id": "id", "Display_Name__c": "displayName"}, env["mapKeys"], "the added route works")
@@ -155,7 +157,8 @@ func TestConfigMapSymlinkSwap(t *testing.T) {
 	require.NoError(t, os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")))
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, "..2026_1")))
 
-	eventually(t, func() bool { s, _ := g.get(t, "/v1/types/Thing"); return s == 200 }, "the swap was never noticed")
+	require.Eventually(t, func() bool { return g.status("/v1/types/Thing") == 200 }, 5*time.Second, 20*time.Millisecond,
+		"the swap was never noticed")
 	assert.Equal(t, int64(1), g.counter.ok.Load())
 }
 

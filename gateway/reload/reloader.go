@@ -75,7 +75,7 @@ func New(opts Options) *Reloader {
 func (r *Reloader) Reload(ctx context.Context, cause string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	gw, err := Build(ctx, r.opts.Path, r.opts.Getenv, r.opts.Shared)
+	gw, err := build(ctx, r.opts.Path, r.opts.Getenv, r.opts.Shared)
 	if err != nil {
 		r.opts.Counter.CountReload(false)
 		r.opts.Logger.Error("config reload refused; the previous config keeps serving",
@@ -101,15 +101,14 @@ func (r *Reloader) Current() *config.Config {
 	return r.serving.Config
 }
 
-// Build loads, validates and builds the gateway of the config file at path,
-// reporting every problem with its key path: the one way both the start and
-// a reload read the configuration.
-func Build(ctx context.Context, path string, getenv func(string) string, sh *app.Shared) (*app.Gateway, error) {
-	cfg, _, err := routes.Load(path, getenv)
+// build reads the config file at path as the start does (routes.Load) and
+// assembles its gateway aside.
+func build(ctx context.Context, path string, getenv func(string) string, sh *app.Shared) (*app.Gateway, error) {
+	cfg, table, err := routes.Load(path, getenv)
 	if err != nil {
 		return nil, err
 	}
-	return app.Build(ctx, cfg, sh)
+	return app.Build(ctx, cfg, table, sh)
 }
 
 // ErrNotWatched is returned by NewWatcher when the config file's directory

@@ -16,13 +16,17 @@ import (
 	"github.com/restgate/gateway/gateway/routes"
 )
 
-// slowUpload sends a body in pieces over about 400ms.
+// listenerReadTimeout is the read deadline of the test's listener.
+const listenerReadTimeout = 150 * time.Millisecond
+
+// slowUpload is the slow client under test: it sends a body in four pieces,
+// each after a pause, so the body ends well after listenerReadTimeout.
 func slowUpload(t *testing.T, url string) (*http.Response, error) {
 	t.Helper()
 	pr, pw := io.Pipe()
 	go func() {
 		for range 4 {
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(listenerReadTimeout * 2 / 3)
 			if _, err := pw.Write([]byte("chunk")); err != nil {
 				return
 			}
@@ -48,7 +52,7 @@ func TestBodyTimeoutOutlastsTheListenerDeadline(t *testing.T) {
 	h, err := New(table, Options{Writer: w, MaxBodyBytes: 1 << 20, Kinds: map[string]Factory{"echo": echoFactory}})
 	require.NoError(t, err)
 	srv := httptest.NewUnstartedServer(h)
-	srv.Config.ReadTimeout = 150 * time.Millisecond
+	srv.Config.ReadTimeout = listenerReadTimeout
 	srv.Start()
 	t.Cleanup(srv.Close)
 

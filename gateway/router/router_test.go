@@ -1,10 +1,12 @@
 package router
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestVersionOf(t *testing.T) {
@@ -55,4 +57,21 @@ func FuzzVersionOf(f *testing.F) {
 func TestMuxPattern(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "/{version:v[0-9]+}/accounts/{id}", muxPattern("/{version}/accounts/{id}"))
+}
+
+func TestResolverNamesTheUpstream(t *testing.T) {
+	t.Parallel()
+	some := Resolver[int](func(name string) (int, error) {
+		if name != "a" {
+			return 0, errors.New("not configured")
+		}
+		return 7, nil
+	})
+	v, err := some.Resolve("a")
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+	_, err = some.Resolve("b")
+	assert.EqualError(t, err, `upstream "b": not configured`)
+	_, err = Resolver[int](nil).Resolve("a")
+	assert.ErrorContains(t, err, `upstream "a": nothing resolves`)
 }

@@ -170,7 +170,7 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 		if len(rc.Versions) > 0 && !listed {
 			continue
 		}
-		o := &VersionOptions{MapKeys: boolOr(vc.MapKeys, true), SerializeNulls: boolOr(vc.SerializeNulls, true), KeyMap: produces}
+		o := &VersionOptions{MapKeys: boolOr(vc.MapKeys, true), DropNulls: boolOr(vc.DropNulls, true), KeyMap: produces}
 		if o.KeyMap == nil && model != nil {
 			o.KeyMap = model.Maps[v]
 		}

@@ -7,6 +7,7 @@ package routes
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,8 +44,9 @@ type Route struct {
 type VersionOptions struct {
 	// MapKeys is the mapKeysFlag: whether KeyMap is applied.
 	MapKeys bool
-	// SerializeNulls removes null members (the seed's naming).
-	SerializeNulls bool
+	// DropNulls removes null members (the config's and the envelope's
+	// serializeNulls, the seed's name for it).
+	DropNulls bool
 	// KeyMap maps internal to exposed names; nil when the route has no model
 	// and no produces map.
 	KeyMap *mapping.KeyMap
@@ -66,6 +68,18 @@ func (o *VersionOptions) Produces() map[string]string {
 		}
 	}
 	return pairs
+}
+
+// CheckParams fails when the route's template lacks one of params, the
+// path parameters its action reads, naming the first missing one.
+func (r *Route) CheckParams(params []string) error {
+	have := PathParams(r.Template)
+	for _, p := range params {
+		if !slices.Contains(have, p) {
+			return fmt.Errorf("action %s reads the path parameter {%s}, which %s lacks", r.Spec.Action, p, r.Template)
+		}
+	}
+	return nil
 }
 
 // Serves reports whether the route serves version v.

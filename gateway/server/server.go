@@ -1,6 +1,7 @@
 // Package server runs the gateway's two listeners: the API listener (TLS per
 // config, every timeout set, its handler swappable for hot reload) and the
-// admin listener (/metrics, /healthz, /readyz). Shutdown drains: readiness
+// admin listener (/metrics, /healthz, /readyz, and Go's profiles when
+// server.pprof is on). Shutdown drains: readiness
 // goes false first, then in-flight requests finish.
 package server
 

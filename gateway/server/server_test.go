@@ -29,9 +29,10 @@ func testConfig() config.Server {
 func TestDrainFinishesInFlightRequests(t *testing.T) {
 	t.Parallel()
 	started := make(chan struct{}, 20)
+	release := make(chan struct{})
 	slow := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		started <- struct{}{}
-		time.Sleep(300 * time.Millisecond)
+		<-release // in flight until the drain has begun
 		_, _ = w.Write([]byte("done"))
 	})
 	s, err := Listen(testConfig(), nil, slow, http.NotFoundHandler(), slog.New(slog.DiscardHandler))
@@ -67,6 +68,8 @@ func TestDrainFinishesInFlightRequests(t *testing.T) {
 	ready.Body.Close()
 	assert.Equal(t, 200, ready.StatusCode)
 	cancel() // what SIGTERM does
+	require.Eventually(t, s.draining.Load, 5*time.Second, time.Millisecond, "the drain begins")
+	close(release)
 	wg.Wait()
 	require.NoError(t, <-served)
 	assert.Equal(t, int32(n), ok.Load(), "every accepted request was answered")

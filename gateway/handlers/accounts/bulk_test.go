@@ -12,31 +12,50 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/restgate/gateway/gateway/handlers/accounts"
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 )
 
 // TestBulkUpdateConcurrencyBound sends 30 updates with a bound of 3 to a
-// backend that holds each request a moment: never more than 3 are in
-// flight, more than one is, and every item is answered.
+// backend that holds the first ones until 3 are in flight: never more than
+// 3 are in flight, 3 are, and every item is answered.
 func TestBulkUpdateConcurrencyBound(t *testing.T) {
 	t.Parallel()
+	const bound = 3
 	var mu sync.Mutex
 	inFlight, most, total := 0, 0, 0
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	gate := make(chan struct{})
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		inFlight++
 		total++
 		most = max(most, inFlight)
 		mu.Unlock()
-		time.Sleep(20 * time.Millisecond) // lets the gateway start the others, if it would
+		select {
+		case <-gate: // held until the gateway has started as many as it would
+		case <-r.Context().Done():
+		}
 		mu.Lock()
 		inFlight--
 		mu.Unlock()
 		_, _ = w.Write([]byte(`{"status":"success"}`))
 	}))
 	t.Cleanup(backend.Close)
-	gw := newGateway(t, backend.URL, accounts.Options{BulkConcurrency: 3})
+	gw := newGateway(t, backend.URL, accounts.Options{BulkConcurrency: bound})
 
-	a := do(t, gw, http.MethodPut, "/v2/accounts", manyItems(30), "")
+	answered := make(chan handlertest.Answer, 1)
+	go func() { answered <- do(t, gw, http.MethodPut, "/v2/accounts", manyItems(30), "") }()
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return inFlight >= bound
+	}, 10*time.Second, time.Millisecond, "the gateway sends %d updates at once", bound)
+	close(gate)
+	var a handlertest.Answer
+	select {
+	case a = <-answered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the bulk update was not answered")
+	}
 	require.Equal(t, http.StatusOK, a.Status, "answer: %s", a.Raw)
 	var results []struct {
 		ID         string `json:"id"`
@@ -51,6 +70,5 @@ func TestBulkUpdateConcurrencyBound(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, 30, total)
-	assert.LessOrEqual(t, most, 3)
-	assert.Greater(t, most, 1)
+	assert.Equal(t, bound, most, "never more than the bound in flight")
 }

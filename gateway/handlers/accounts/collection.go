@@ -26,11 +26,6 @@ import (
 	"github.com/restgate/gateway/upstreams/accounts"
 )
 
-// Resolver returns the account controller client of a configured upstream
-// name, or nil when no such upstream exists (the factory then fails, naming
-// the route).
-type Resolver func(upstream string) *accounts.Client
-
 // Options tune the account handlers. The zero value works: every zero field
 // takes its documented default.
 type Options struct {
@@ -73,10 +68,10 @@ func (o Options) withDefaults() Options {
 //	DELETE delete every account -> result {"deleted": N}
 //
 // Who may DELETE is the route's roles configuration, enforced by the router.
-func Collection(clients Resolver, opts Options) router.Factory {
+func Collection(clients router.Resolver[*accounts.Client], opts Options) router.Factory {
 	opts = opts.withDefaults()
 	return func(rt *routes.Route) (map[string]call.Handler, error) {
-		client, err := resolve(clients, rt)
+		client, err := clients.Resolve(rt.Spec.Upstream)
 		if err != nil {
 			return nil, err
 		}
@@ -142,18 +137,6 @@ func (h *collection) deleteAll(r *http.Request, c *call.Call) (call.Result, erro
 	}
 	out := strconv.AppendInt([]byte(`{"deleted":`), int64(n), 10)
 	return h.fixed.result(c, http.StatusOK, append(out, '}')), nil
-}
-
-// resolve finds the route's upstream client.
-func resolve(clients Resolver, rt *routes.Route) (*accounts.Client, error) {
-	if clients == nil {
-		return nil, fmt.Errorf("upstream: no account clients given for %s", rt.Template)
-	}
-	client := clients(rt.Spec.Upstream)
-	if client == nil {
-		return nil, fmt.Errorf("upstream: %q is not an account controller upstream", rt.Spec.Upstream)
-	}
-	return client, nil
 }
 
 // isObject reports whether a (compact, valid) JSON document is an object.

@@ -94,9 +94,9 @@ func TestEnvelopeFlags(t *testing.T) {
 				do(t, gw, http.MethodPost, "/"+tt.version+"/accounts", `{"name":"A"}`, ""),
 			} {
 				require.NotNil(t, a.MapKeysFlag, "answer: %s", a.Raw)
-				require.NotNil(t, a.SerializeNulls)
+				require.NotNil(t, a.DropNulls)
 				assert.True(t, *a.MapKeysFlag)
-				assert.Equal(t, tt.wantNulls, *a.SerializeNulls)
+				assert.Equal(t, tt.wantNulls, *a.DropNulls)
 			}
 		})
 	}

@@ -37,8 +37,8 @@ func testConfig() *config.Config {
 	}
 	legacy["External_Id__c"] = "externalid"
 	keepNulls := false
-	versions := map[string]config.RouteVersion{"v1": {Fields: []string{"Id", "Name"}}, "v2": {}, "v3": {SerializeNulls: &keepNulls}}
-	itemVersions := map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {SerializeNulls: &keepNulls}}
+	versions := map[string]config.RouteVersion{"v1": {Fields: []string{"Id", "Name"}}, "v2": {}, "v3": {DropNulls: &keepNulls}}
+	itemVersions := map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {DropNulls: &keepNulls}}
 	cfg := &config.Config{
 		Versions: []string{"v1", "v2", "v3"},
 		Models: map[string]config.Model{"Account": {Fields: fields,
@@ -60,7 +60,7 @@ func testConfig() *config.Config {
 // baseURL, through the real router, writer and trace middleware.
 func newGateway(tb testing.TB, baseURL string, opts accounts.Options) http.Handler {
 	tb.Helper()
-	h, _ := newRouter(tb, baseURL, opts, &http.Client{Timeout: 10 * time.Second})
+	h, _ := newRouter(tb, baseURL, opts, handlertest.Client(tb))
 	return middleware.Trace(handlertest.WithIdentity(h, testUser), time.Now)
 }
 
@@ -68,12 +68,7 @@ func newGateway(tb testing.TB, baseURL string, opts accounts.Options) http.Handl
 // returns it with its writer.
 func newRouter(tb testing.TB, baseURL string, opts accounts.Options, doer upstreams.Doer) (http.Handler, *call.Writer) {
 	tb.Helper()
-	resolve := func(name string) *upaccounts.Client {
-		if name != "accounts" {
-			return nil
-		}
-		return upaccounts.New(baseURL, doer)
-	}
+	resolve := handlertest.Only("accounts", upaccounts.New(baseURL, doer))
 	return handlertest.Router(tb, testConfig(), false, func(*routes.Table) map[string]router.Factory {
 		return map[string]router.Factory{
 			config.KindAccounts: accounts.Collection(resolve, opts),

@@ -26,10 +26,10 @@ const idField = "Id"
 // naming the parameter, and nothing is sent. An account the backend does
 // not have is SOBJECT_OPERATION_FAILED 404. POST is not served: the router
 // answers it URL_INVALID 405.
-func Item(clients Resolver, opts Options) router.Factory {
+func Item(clients router.Resolver[*accounts.Client], opts Options) router.Factory {
 	opts = opts.withDefaults()
 	return func(rt *routes.Route) (map[string]call.Handler, error) {
-		client, err := resolve(clients, rt)
+		client, err := clients.Resolve(rt.Spec.Upstream)
 		if err != nil {
 			return nil, err
 		}

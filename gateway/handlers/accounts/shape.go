@@ -29,5 +29,5 @@ func (f fixedShapes) result(c *call.Call, status int, json []byte) call.Result {
 	if o, ok := f[c.Version]; ok {
 		c.Options = o
 	}
-	return call.Result{Status: status, JSON: json, Exposed: true}
+	return call.Result{Status: status, JSON: json, Form: call.ExposedNames}
 }

@@ -32,7 +32,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -94,15 +93,10 @@ func (b *Backend) Fields(ctx context.Context, typ string) ([]string, error) {
 	return b.fields.Fields(ctx, typ)
 }
 
-// Resolver returns the Backend of a configured upstream name; an error (no
-// such upstream, bad options) fails the factory, naming it. It must return
-// the same *Backend for the same name, so that every route shares one
-// describe cache: see Backends.
-type Resolver func(upstream string) (*Backend, error)
-
-// Backends returns a Resolver that calls build once per upstream name and
-// hands out that Backend (or that error) from then on.
-func Backends(build func(upstream string) (*Backend, error)) Resolver {
+// Backends returns a resolver that calls build once per upstream name and
+// hands out that Backend (or that error) from then on, so that every route
+// of an upstream shares one describe cache. New wants such a resolver.
+func Backends(build router.Resolver[*Backend]) router.Resolver[*Backend] {
 	type built struct {
 		b   *Backend
 		err error
@@ -152,7 +146,7 @@ func operations() map[string]operation {
 // New returns the factory of kind data. table supplies the declared models'
 // key maps. The factory fails when the action is unknown, the template lacks
 // a parameter the action reads, or the upstream has no Backend.
-func New(backends Resolver, table *routes.Table, opts Options) router.Factory {
+func New(backends router.Resolver[*Backend], table *routes.Table, opts Options) router.Factory {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = 64
 	}
@@ -161,18 +155,12 @@ func New(backends Resolver, table *routes.Table, opts Options) router.Factory {
 		if !ok {
 			return nil, fmt.Errorf("action %q is not a data action", rt.Spec.Action)
 		}
-		have := routes.PathParams(rt.Template)
-		for _, p := range op.params {
-			if !slices.Contains(have, p) {
-				return nil, fmt.Errorf("action %s reads the path parameter {%s}, which %s lacks", rt.Spec.Action, p, rt.Template)
-			}
+		if err := rt.CheckParams(op.params); err != nil {
+			return nil, err
 		}
-		b, err := backends(rt.Spec.Upstream)
+		b, err := backends.Resolve(rt.Spec.Upstream)
 		if err != nil {
-			return nil, fmt.Errorf("upstream %q: %w", rt.Spec.Upstream, err)
-		}
-		if b == nil {
-			return nil, fmt.Errorf("upstream %q has no data API client", rt.Spec.Upstream)
+			return nil, err
 		}
 		h := &handler{backend: b, table: table, maxDepth: opts.MaxDepth}
 		return map[string]call.Handler{http.MethodGet: func(r *http.Request, c *call.Call) (call.Result, error) {
@@ -196,7 +184,7 @@ func raw(body []byte, err error) (call.Result, error) {
 	if err != nil {
 		return call.Result{}, err
 	}
-	return call.Result{JSON: body, Exposed: true}, nil
+	return call.Result{JSON: body, Form: call.ExposedNames}, nil
 }
 
 func (h *handler) versions(r *http.Request, _ *call.Call) (call.Result, error) {
@@ -272,7 +260,7 @@ func (h *handler) records(ctx context.Context, c *call.Call, body []byte, member
 	}
 	opts := recordOptions{
 		member:  member,
-		rewrite: mapping.Options{DropNulls: o.SerializeNulls, MaxDepth: h.maxDepth, MaxOutput: -1},
+		rewrite: mapping.Options{DropNulls: o.DropNulls, MaxDepth: h.maxDepth, MaxOutput: -1},
 		keyMap:  func(string) (*mapping.KeyMap, error) { return nil, nil },
 		next: func(u string) (string, error) {
 			loc, ok := dataapi.Locator(u)
@@ -283,14 +271,16 @@ func (h *handler) records(ctx context.Context, c *call.Call, body []byte, member
 			return "/" + c.Version + "/query/" + loc, nil
 		},
 	}
+	form := call.ExposedNames
 	if o.MapKeys {
 		opts.keyMap = h.keyMaps(ctx, c.Version)
+		form = call.MappedByHandler
 	}
 	out, err := rewriteRecords(body, opts)
 	if err != nil {
 		return call.Result{}, err
 	}
-	return call.Result{JSON: out, Exposed: true, KeysMapped: opts.keyMap != nil}, nil
+	return call.Result{JSON: out, Form: form}, nil
 }
 
 var errBadLocator = errors.New("unexpected nextRecordsUrl")

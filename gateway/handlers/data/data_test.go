@@ -37,7 +37,7 @@ func TestQueryMapsRecordsByType(t *testing.T) {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
 			api := newFakeAPI(t)
-			a := get(t, newGateway(t, api.URL, httpClient()), queryPath(tt.version, "SELECT mixed"))
+			a := get(t, newGateway(t, api.URL, handlertest.Client(t)), queryPath(tt.version, "SELECT mixed"))
 			require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
 			assert.JSONEq(t, tt.want, string(a.Result))
 			assert.Contains(t, string(a.Result), `"totalAssets":12.50`, "numbers keep their text")
@@ -48,7 +48,7 @@ func TestQueryMapsRecordsByType(t *testing.T) {
 func TestQueryMoreFollowsTheGatewayLocator(t *testing.T) {
 	t.Parallel()
 	api := newFakeAPI(t)
-	gw := newGateway(t, api.URL, httpClient())
+	gw := newGateway(t, api.URL, handlertest.Client(t))
 	a := get(t, gw, "/v2/query/01gD0000002HU6KIAW-3")
 	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
 	assert.JSONEq(t, `{"totalSize":5,"done":true,"records":[
@@ -58,16 +58,32 @@ func TestQueryMoreFollowsTheGatewayLocator(t *testing.T) {
 
 func TestSearchMapsRecords(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	a := get(t, newGateway(t, api.URL, httpClient()), "/v2/search?q=FIND+%7BAnn%7D")
-	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
-	assert.JSONEq(t, `{"searchRecords":[{"attributes":{"type":"Contact","url":"/x"},"id":"003B","firstName":"Ann"}]}`, string(a.Result))
+	tests := []struct {
+		desc, version, want string
+		mapped              bool
+	}{
+		{desc: "v2: derived names", version: "v2", mapped: true,
+			want: `{"searchRecords":[{"attributes":{"type":"Contact","url":"/x"},"id":"003B","firstName":"Ann"}]}`},
+		{desc: "v1: key maps off", version: "v1",
+			want: `{"searchRecords":[{"attributes":{"type":"Contact","url":"/x"},"Id":"003B","FirstName":"Ann"}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			api := newFakeAPI(t)
+			a := get(t, newGateway(t, api.URL, handlertest.Client(t)), "/"+tt.version+"/search?q=FIND+%7BAnn%7D")
+			require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
+			assert.JSONEq(t, tt.want, string(a.Result))
+			require.NotNil(t, a.MapKeysFlag)
+			assert.Equal(t, tt.mapped, *a.MapKeysFlag, "mapKeysFlag says whether a key map was applied")
+		})
+	}
 }
 
 func TestPassThroughAnswers(t *testing.T) {
 	t.Parallel()
 	api := newFakeAPI(t)
-	gw := newGateway(t, api.URL, httpClient())
+	gw := newGateway(t, api.URL, handlertest.Client(t))
 	a := get(t, gw, "/v2/data")
 	require.Equal(t, http.StatusOK, a.Status)
 	assert.JSONEq(t, `[{"label":"Winter '16","url":"/services/data/v35.0","version":"35.0"}]`, string(a.Result))
@@ -110,7 +126,7 @@ func TestErrors(t *testing.T) {
 			system: "records is not an array"},
 	}
 	api := newFakeAPI(t)
-	gw := newGateway(t, api.URL, httpClient())
+	gw := newGateway(t, api.URL, handlertest.Client(t))
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
@@ -130,7 +146,7 @@ func TestModelOfAnUndeclaredTypeDescribesOnce(t *testing.T) {
 	t.Parallel()
 	api := newFakeAPI(t)
 	api.describeGate = make(chan struct{})
-	gw := newGateway(t, api.URL, httpClient())
+	gw := newGateway(t, api.URL, handlertest.Client(t))
 	const callers = 50
 	results := make([]handlertest.Answer, callers)
 	var wg sync.WaitGroup

@@ -26,9 +26,10 @@ func accountFields() []string {
 }
 
 // testConfig declares every data route, v1 with a legacy name for
-// Account.Name, v3 keeping nulls, and /settings/model.
+// Account.Name, v3 keeping nulls, search without key maps in v1, and
+// /settings/model.
 func testConfig() *config.Config {
-	keep := false
+	keep, off := false, false
 	cfg := &config.Config{
 		Versions: []string{"v1", "v2", "v3"},
 		Models: map[string]config.Model{"Account": {Fields: accountFields(),
@@ -42,10 +43,11 @@ func testConfig() *config.Config {
 			{Path: "/{version}/sobjects/{type}", Kind: config.KindData, Action: config.ActionSObject, Upstream: "data"},
 			{Path: "/{version}/sobjects/{type}/describe", Kind: config.KindData, Action: config.ActionDescribe, Upstream: "data"},
 			{Path: "/{version}/query", Kind: config.KindData, Action: config.ActionQuery, Upstream: "data",
-				Versions: map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {SerializeNulls: &keep}}},
+				Versions: map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {DropNulls: &keep}}},
 			{Path: "/{version}/query/{locator}", Kind: config.KindData, Action: config.ActionQueryMore, Upstream: "data",
-				Versions: map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {SerializeNulls: &keep}}},
-			{Path: "/{version}/search", Kind: config.KindData, Action: config.ActionSearch, Upstream: "data"},
+				Versions: map[string]config.RouteVersion{"v1": {}, "v2": {}, "v3": {DropNulls: &keep}}},
+			{Path: "/{version}/search", Kind: config.KindData, Action: config.ActionSearch, Upstream: "data",
+				Versions: map[string]config.RouteVersion{"v1": {MapKeys: &off}, "v2": {}, "v3": {}}},
 		},
 	}
 	config.Defaults(cfg)
@@ -81,5 +83,3 @@ func get(tb testing.TB, h http.Handler, path string) handlertest.Answer {
 func queryPath(version, soql string) string {
 	return "/" + version + "/query?" + url.Values{"q": {soql}}.Encode()
 }
-
-func httpClient() *http.Client { return &http.Client{Timeout: 10 * time.Second} }

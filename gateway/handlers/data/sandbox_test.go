@@ -25,7 +25,7 @@ func sandboxGateway(t *testing.T, batch int) http.Handler {
 		}
 		return sandboxdata.New(db, sandboxdata.WithBatchSize(batch))
 	})
-	return newGateway(t, url, httpClient())
+	return newGateway(t, url, handlertest.Client(t))
 }
 
 type page struct {

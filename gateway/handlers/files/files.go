@@ -45,10 +45,6 @@ import (
 	upfiles "github.com/restgate/gateway/upstreams/files"
 )
 
-// Resolver returns the batch upload client of a configured upstream name;
-// an error (no such upstream, bad options) fails the factory, naming it.
-type Resolver func(upstream string) (*upfiles.Client, error)
-
 // Options configure the handler.
 type Options struct {
 	// SpoolDir holds the files of uploads in progress. It is created when
@@ -63,14 +59,11 @@ type Options struct {
 // New returns the factory of kind files: POST uploads the client's form.
 // The factory fails when the upstream has no client or the spool directory
 // cannot be created.
-func New(clients Resolver, opts Options) router.Factory {
+func New(clients router.Resolver[*upfiles.Client], opts Options) router.Factory {
 	return func(rt *routes.Route) (map[string]call.Handler, error) {
-		client, err := clients(rt.Spec.Upstream)
+		client, err := clients.Resolve(rt.Spec.Upstream)
 		if err != nil {
-			return nil, fmt.Errorf("upstream %q: %w", rt.Spec.Upstream, err)
-		}
-		if client == nil {
-			return nil, fmt.Errorf("upstream %q has no batch upload client", rt.Spec.Upstream)
+			return nil, err
 		}
 		dir := opts.SpoolDir
 		if dir == "" {
@@ -123,7 +116,7 @@ func (h *handler) post(r *http.Request, c *call.Call) (call.Result, error) {
 	if err != nil {
 		return call.Result{}, err
 	}
-	return call.Result{JSON: out, Exposed: true}, nil
+	return call.Result{JSON: out, Form: call.ExposedNames}, nil
 }
 
 // multipartReader checks the media type itself, so the client learns what

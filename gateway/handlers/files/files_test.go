@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 )
 
 // received is one binary part as the backend got it.
@@ -111,7 +113,7 @@ func strictBatch(t *testing.T, refuse ...string) (*httptest.Server, *[]batchInpu
 func TestUploadSendsOneBatch(t *testing.T) {
 	t.Parallel()
 	srv, inputs, parts, calls := strictBatch(t, "virus.exe")
-	g := newGateway(t, srv.URL, httpClient(), 1<<30)
+	g := newGateway(t, srv.URL, handlertest.Client(t), 1<<30)
 	ct, body := form(t,
 		part{name: "subjectId", content: subject},
 		part{name: "title", content: "Receipt"},
@@ -148,8 +150,8 @@ func TestUploadSendsOneBatch(t *testing.T) {
 func TestUploadRefusedForms(t *testing.T) {
 	t.Parallel()
 	srv, _, _, calls := strictBatch(t)
-	g := newGateway(t, srv.URL, httpClient(), 1<<30)
-	small := newGateway(t, srv.URL, httpClient(), 64)
+	g := newGateway(t, srv.URL, handlertest.Client(t), 1<<30)
+	small := newGateway(t, srv.URL, handlertest.Client(t), 64)
 	file := part{name: "file", filename: "a.txt", content: "a"}
 	subj := part{name: "subjectId", content: subject}
 	many := []part{subj}
@@ -213,7 +215,7 @@ func TestUploadRefusedForms(t *testing.T) {
 func TestUploadTooLargeWithoutContentLength(t *testing.T) {
 	t.Parallel()
 	srv, _, _, calls := strictBatch(t)
-	g := newGateway(t, srv.URL, httpClient(), 1024)
+	g := newGateway(t, srv.URL, handlertest.Client(t), 1024)
 	ct, body := form(t, part{name: "subjectId", content: subject},
 		part{name: "file", filename: "big.bin", content: strings.Repeat("x", 4096)})
 	// A reader of unknown length: only the body limit can stop it.
@@ -252,7 +254,7 @@ func TestUploadBackendFailures(t *testing.T) {
 				_, _ = io.WriteString(w, tt.body)
 			}))
 			t.Cleanup(srv.Close)
-			g := newGateway(t, srv.URL, httpClient(), 1<<20)
+			g := newGateway(t, srv.URL, handlertest.Client(t), 1<<20)
 			ct, body := form(t, part{name: "subjectId", content: "001x"}, part{name: "file", filename: "a.txt", content: "a"})
 			a := send(t, g, ct, bytes.NewReader(body))
 			assert.Equal(t, tt.want, a.Status)

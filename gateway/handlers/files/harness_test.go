@@ -69,9 +69,9 @@ func newGateway(tb testing.TB, baseURL string, doer upstreams.Doer, maxBody int6
 			Methods: []string{http.MethodPost}, MaxBodyBytes: maxBody}},
 	}
 	config.Defaults(cfg)
-	resolve := func(name string) (*upfiles.Client, error) {
-		return upfiles.New(baseURL, "v35.0", community, doer)
-	}
+	client, err := upfiles.New(baseURL, "v35.0", community, doer)
+	require.NoError(tb, err)
+	resolve := handlertest.Only("files", client)
 	g := &gateway{spool: tb.TempDir()}
 	h, _ := handlertest.Router(tb, cfg, true, func(*routes.Table) map[string]router.Factory {
 		return map[string]router.Factory{config.KindFiles: files.New(resolve, files.Options{SpoolDir: g.spool})}
@@ -120,5 +120,3 @@ func send(tb testing.TB, h http.Handler, contentType string, body io.Reader) han
 	}
 	return handlertest.Do(tb, h, req)
 }
-
-func httpClient() *http.Client { return &http.Client{Timeout: 30 * time.Second} }

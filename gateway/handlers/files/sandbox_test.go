@@ -77,7 +77,7 @@ func TestSandboxRequiresToken(t *testing.T) {
 	t.Parallel()
 	store := t.TempDir()
 	url, _ := handlertest.Sandbox(t, t.TempDir(), func(db *sql.DB) (http.Handler, error) { return sandboxfiles.New(db, store) })
-	g := newGateway(t, url, httpClient(), 1<<20) // no credentials added
+	g := newGateway(t, url, handlertest.Client(t), 1<<20) // no credentials added
 	ct, body := form(t, part{name: "subjectId", content: subject}, part{name: "file", filename: "a.txt", content: "a"})
 	a := send(t, g, ct, bytes.NewReader(body))
 	assert.Equal(t, http.StatusUnauthorized, a.Status)

@@ -8,10 +8,12 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -38,6 +40,27 @@ func Router(tb testing.TB, cfg *config.Config, exposeSystemMessages bool,
 	h, err := router.New(table, router.Options{Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes, Kinds: kinds(table)})
 	require.NoError(tb, err)
 	return h, w
+}
+
+// Only resolves the upstream named name to v and refuses every other name.
+func Only[T any](name string, v T) router.Resolver[T] {
+	return func(upstream string) (T, error) {
+		if upstream != name {
+			var zero T
+			return zero, fmt.Errorf("no upstream named %q", upstream)
+		}
+		return v, nil
+	}
+}
+
+// Client is an http.Client on a transport of its own, whose idle
+// connections close when tb ends. Not http.DefaultTransport: every
+// httptest server's Close drops that transport's idle connections, under
+// the feet of the tests running beside it.
+func Client(tb testing.TB) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tb.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
 }
 
 // Headers of the test caller, read only by WithIdentity: the gateway itself
@@ -98,10 +121,10 @@ type Answer struct {
 	// Raw is the body as sent.
 	Raw []byte `json:"-"`
 
-	Result         json.RawMessage `json:"result"`
-	UserID         string          `json:"userId"`
-	MapKeysFlag    *bool           `json:"mapKeysFlag"`
-	SerializeNulls *bool           `json:"serializeNulls"`
+	Result      json.RawMessage `json:"result"`
+	UserID      string          `json:"userId"`
+	MapKeysFlag *bool           `json:"mapKeysFlag"`
+	DropNulls   *bool           `json:"serializeNulls"`
 	// ResponseCode is zero in a success.
 	ResponseCode ResponseCode `json:"responseCode"`
 }

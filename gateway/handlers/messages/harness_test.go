@@ -29,12 +29,7 @@ func newGateway(tb testing.TB, baseURL string, doer upstreams.Doer) http.Handler
 			Methods: []string{http.MethodPost}}},
 	}
 	config.Defaults(cfg)
-	resolve := func(name string) *feed.Client {
-		if name != "feed" {
-			return nil
-		}
-		return feed.New(baseURL, doer)
-	}
+	resolve := handlertest.Only("feed", feed.New(baseURL, doer))
 	h, _ := handlertest.Router(tb, cfg, true, func(*routes.Table) map[string]router.Factory {
 		return map[string]router.Factory{config.KindMessages: messages.New(resolve, messages.Options{})}
 	})
@@ -49,5 +44,3 @@ func post(tb testing.TB, h http.Handler, path, contentType, body string) handler
 	}
 	return handlertest.Do(tb, h, req)
 }
-
-func httpClient() *http.Client { return &http.Client{Timeout: 10 * time.Second} }

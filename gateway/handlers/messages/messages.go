@@ -48,10 +48,6 @@ const (
 	fieldMessage = "message"
 )
 
-// Resolver returns the feed client of a configured upstream name, or nil
-// when there is none (the factory then fails, naming it).
-type Resolver func(upstream string) *feed.Client
-
 // Options tune the handler. The zero value works: each zero field takes its
 // documented default.
 type Options struct {
@@ -74,12 +70,12 @@ func (o Options) withDefaults() Options {
 // New returns the factory of kind messages: POST publishes the body's
 // message on the feed of the route's upstream. The factory fails when the
 // upstream has no feed client.
-func New(clients Resolver, opts Options) router.Factory {
+func New(clients router.Resolver[*feed.Client], opts Options) router.Factory {
 	opts = opts.withDefaults()
 	return func(rt *routes.Route) (map[string]call.Handler, error) {
-		client := clients(rt.Spec.Upstream)
-		if client == nil {
-			return nil, fmt.Errorf("upstream %q has no feed client", rt.Spec.Upstream)
+		client, err := clients.Resolve(rt.Spec.Upstream)
+		if err != nil {
+			return nil, err
 		}
 		h := &handler{client: client, opts: opts}
 		return map[string]call.Handler{http.MethodPost: h.post}, nil

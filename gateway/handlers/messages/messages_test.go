@@ -63,7 +63,7 @@ func TestPostForwards(t *testing.T) {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
 			srv, calls := strictFeed(t, tt.name, tt.message)
-			a := post(t, newGateway(t, srv.URL, httpClient()), "/v1/messages", "application/json", tt.body)
+			a := post(t, newGateway(t, srv.URL, handlertest.Client(t)), "/v1/messages", "application/json", tt.body)
 			assert.Equal(t, http.StatusOK, a.Status)
 			assert.JSONEq(t, `""`, string(a.Result))
 			assert.Equal(t, int32(1), calls.Load())
@@ -93,7 +93,7 @@ func TestPostRefusesBeforeSending(t *testing.T) {
 			client: "Invalid parameter message: longer than 10000 characters"},
 	}
 	srv, calls := strictFeed(t, "never", "never")
-	h := newGateway(t, srv.URL, httpClient())
+	h := newGateway(t, srv.URL, handlertest.Client(t))
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
@@ -130,7 +130,7 @@ func TestPostUpstreamErrors(t *testing.T) {
 				_, _ = io.WriteString(w, tt.body)
 			}))
 			t.Cleanup(srv.Close)
-			a := post(t, newGateway(t, srv.URL, httpClient()), "/v1/messages", "application/json", `{"name":"a","message":"b"}`)
+			a := post(t, newGateway(t, srv.URL, handlertest.Client(t)), "/v1/messages", "application/json", `{"name":"a","message":"b"}`)
 			assert.Equal(t, tt.want, a.Status)
 			assert.Equal(t, tt.code, a.ResponseCode.ID)
 			assert.Contains(t, a.ResponseCode.FormattedSystemMessage, tt.system)
@@ -144,7 +144,7 @@ func TestPostUnreachableFeed(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	a := post(t, newGateway(t, url, httpClient()), "/v1/messages", "application/json", `{"name":"a","message":"b"}`)
+	a := post(t, newGateway(t, url, handlertest.Client(t)), "/v1/messages", "application/json", `{"name":"a","message":"b"}`)
 	assert.Equal(t, http.StatusBadGateway, a.Status)
 	assert.Equal(t, "CALLOUT_FAILED", a.ResponseCode.ID)
 }
@@ -154,7 +154,7 @@ func TestMethodsOtherThanPost(t *testing.T) {
 	srv, _ := strictFeed(t, "never", "never")
 	req := httptest.NewRequest(http.MethodGet, "/v1/messages", nil)
 	rec := httptest.NewRecorder()
-	newGateway(t, srv.URL, httpClient()).ServeHTTP(rec, req)
+	newGateway(t, srv.URL, handlertest.Client(t)).ServeHTTP(rec, req)
 	assert.Equal(t, http.StatusMethodNotAllowed, rec.Code)
 	assert.Equal(t, "POST", rec.Header().Get("Allow"))
 }
@@ -166,7 +166,7 @@ func TestSandboxStoresMessages(t *testing.T) {
 		db = d
 		return sandboxfeed.New(d)
 	})
-	gw := newGateway(t, url, httpClient())
+	gw := newGateway(t, url, handlertest.Client(t))
 
 	for _, m := range []string{"first", "second ✓"} {
 		a := post(t, gw, "/v1/messages", "application/json", `{"name":"Ann","message":"`+m+`"}`)

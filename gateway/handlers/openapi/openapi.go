@@ -26,7 +26,7 @@ const title = "Gateway API"
 // envelope and error envelope, and per route the record's field names as
 // that version exposes them.
 //
-// The document is answered raw (call.Result.Raw), not enveloped: OpenAPI
+// The document is answered raw (call.Document), not enveloped: OpenAPI
 // tools read the document itself and would not find it inside "result".
 // Errors on this route are still enveloped.
 func New(t *routes.Table) router.Factory {
@@ -40,7 +40,7 @@ func New(t *routes.Table) router.Factory {
 			docs[v] = b
 		}
 		return map[string]call.Handler{http.MethodGet: func(_ *http.Request, c *call.Call) (call.Result, error) {
-			return call.Result{JSON: docs[c.Version], Raw: true}, nil
+			return call.Result{JSON: docs[c.Version], Form: call.Document}, nil
 		}}, nil
 	}
 }

@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -41,7 +42,7 @@ func testConfig() *config.Config {
 				UpstreamPath: contactsQuery, ResultPath: "records", Summary: "Lists contacts by last name"},
 			{Path: "/{version}/things", Kind: config.KindProxy, Upstream: "fake", Model: "Thing",
 				Methods: []string{"GET", "POST"}, UpstreamPath: "/api/things?fixed=1", Query: []string{"limit", "offset"},
-				Versions: map[string]config.RouteVersion{"v2": {}, "v3": {SerializeNulls: &keepNulls}}},
+				Versions: map[string]config.RouteVersion{"v2": {}, "v3": {DropNulls: &keepNulls}}},
 			{Path: "/{version}/things/{thingId}", Kind: config.KindProxy, Upstream: "fake", Model: "Thing",
 				Methods: []string{"GET", "PUT", "PATCH", "DELETE"}, UpstreamPath: "/api/things/{thingId}"},
 			{Path: "/{version}/things/{thingId}/parts", Kind: config.KindProxy, Upstream: "fake",
@@ -57,17 +58,18 @@ func testConfig() *config.Config {
 // trace middleware; each upstream name maps to a base URL.
 func newGateway(tb testing.TB, doer upstreams.Doer, bases map[string]string) http.Handler {
 	tb.Helper()
-	resolve := func(name string) (proxy.Backend, bool) {
+	resolve := func(name string) (proxy.Backend, error) {
 		base, ok := bases[name]
-		return proxy.Backend{Doer: doer, BaseURL: base}, ok
+		if !ok {
+			return proxy.Backend{}, fmt.Errorf("no upstream named %q", name)
+		}
+		return proxy.Backend{Doer: doer, BaseURL: base}, nil
 	}
 	h, _ := handlertest.Router(tb, testConfig(), true, func(*routes.Table) map[string]router.Factory {
 		return map[string]router.Factory{config.KindProxy: proxy.New(resolve, proxy.Options{})}
 	})
 	return middleware.Trace(h, time.Now)
 }
-
-func plainClient() upstreams.Doer { return &http.Client{Timeout: 10 * time.Second} }
 
 func do(tb testing.TB, h http.Handler, method, path, body string) handlertest.Answer {
 	tb.Helper()

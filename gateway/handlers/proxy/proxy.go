@@ -7,7 +7,6 @@ package proxy
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -29,10 +28,6 @@ type Backend struct {
 	// BaseURL is what the route's upstreamPath is appended to.
 	BaseURL string
 }
-
-// Resolver returns the backend of a configured upstream name; ok is false
-// when there is none (the factory then fails, naming the route).
-type Resolver func(name string) (b Backend, ok bool)
 
 // Options tune the proxy handlers. The zero value works: every zero field
 // takes its documented default.
@@ -75,17 +70,18 @@ const maxMessageBytes = 4 << 10
 // its message; 5xx, transport failures, timeouts and an open breaker are
 // CALLOUT_FAILED (502, 504, 503). A 2xx answer that is not declared JSON, or
 // lacks the resultPath member, breaks the backend's contract and is
-// CALLOUT_FAILED 502; one declared JSON but malformed is caught by the writer
-// as SERIALIZATION_FAILED 500.
-func New(backends Resolver, opts Options) router.Factory {
+// CALLOUT_FAILED 502; so is one declared JSON but malformed, which the
+// writer finds as it rewrites the answer. An answer too large to read or to
+// send (MaxAnswerBytes, mapping.maxOutputChars) is SERIALIZATION_FAILED 500.
+func New(backends router.Resolver[Backend], opts Options) router.Factory {
 	opts = opts.withDefaults()
 	return func(rt *routes.Route) (map[string]call.Handler, error) {
-		if backends == nil {
-			return nil, errors.New("upstream: no proxy backends given")
+		b, err := backends.Resolve(rt.Spec.Upstream)
+		if err != nil {
+			return nil, err
 		}
-		b, ok := backends(rt.Spec.Upstream)
-		if !ok || b.Doer == nil {
-			return nil, fmt.Errorf("upstream: no upstream named %q", rt.Spec.Upstream)
+		if b.Doer == nil {
+			return nil, fmt.Errorf("upstream %q: no client to send through", rt.Spec.Upstream)
 		}
 		t, err := parseTarget(rt.Spec.UpstreamPath, routes.PathParams(rt.Template), rt.Spec.Query)
 		if err != nil {

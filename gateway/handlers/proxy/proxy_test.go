@@ -17,7 +17,7 @@ import (
 func TestContactsFromSandboxQuery(t *testing.T) {
 	t.Parallel()
 	url, _ := handlertest.Sandbox(t, t.TempDir(), func(db *sql.DB) (http.Handler, error) { return sandboxdata.New(db) })
-	h := newGateway(t, plainClient(), map[string]string{"data": url, "fake": url})
+	h := newGateway(t, handlertest.Client(t), map[string]string{"data": url, "fake": url})
 
 	tests := []struct {
 		desc, version string
@@ -122,7 +122,7 @@ func TestForwarding(t *testing.T) {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
 			base, got := fakeBackend(t, tt.status, tt.contentType, tt.answer)
-			h := newGateway(t, plainClient(), map[string]string{"fake": base, "data": base})
+			h := newGateway(t, handlertest.Client(t), map[string]string{"fake": base, "data": base})
 			a := do(t, h, tt.method, tt.path, tt.body)
 			assert.Equal(t, tt.wantStatus, a.Status, "%s", a.Raw)
 			assert.Equal(t, tt.wantCode, a.ResponseCode.ID, "%s", a.Raw)
@@ -151,7 +151,7 @@ func TestForwarding(t *testing.T) {
 func TestRejectionMessageReachesSystemMessage(t *testing.T) {
 	t.Parallel()
 	base, _ := fakeBackend(t, 400, "application/json", `[{"message":"unexpected token: FROM","errorCode":"MALFORMED_QUERY"}]`)
-	h := newGateway(t, plainClient(), map[string]string{"fake": base, "data": base})
+	h := newGateway(t, handlertest.Client(t), map[string]string{"fake": base, "data": base})
 	a := do(t, h, "GET", "/v2/things/1", "")
 	require.Equal(t, 400, a.Status)
 	assert.Equal(t, "SOBJECT_OPERATION_FAILED", a.ResponseCode.ID)

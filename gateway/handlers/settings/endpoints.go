@@ -47,7 +47,7 @@ func Endpoints(t *routes.Table) router.Factory {
 			listing[v] = b
 		}
 		return map[string]call.Handler{http.MethodGet: func(_ *http.Request, c *call.Call) (call.Result, error) {
-			return call.Result{JSON: listing[c.Version], Exposed: true, OmitFlags: true}, nil
+			return call.Result{JSON: listing[c.Version], Form: call.Listing}, nil
 		}}, nil
 	}
 }

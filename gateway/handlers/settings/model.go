@@ -41,13 +41,13 @@ func Model(t *routes.Table, fields FieldSource, maxDepth int) router.Factory {
 			}
 			if len(body) == 0 {
 				pairs := sortedPairs(km.Pairs())
-				return call.Result{JSON: pairs, MapKeys: pairs, Exposed: true}, nil
+				return call.Result{JSON: pairs, MapKeys: pairs, Form: call.ExposedNames}, nil
 			}
 			record, err := mapping.Rewrite(nil, body, mapping.Options{Map: km.Reverse(), RejectUnknown: true, MaxDepth: maxDepth, MaxOutput: -1})
 			if err != nil {
 				return call.Result{}, call.InputError(err)
 			}
-			return call.Result{JSON: record, Exposed: true}, nil
+			return call.Result{JSON: record, Form: call.ExposedNames}, nil
 		}}, nil
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/handlers/handlertest"
 	"github.com/restgate/gateway/gateway/handlers/workflow"
+	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
 	engine "github.com/restgate/gateway/upstreams/workflow"
 )
@@ -16,13 +18,13 @@ import (
 func TestFactory(t *testing.T) {
 	t.Parallel()
 	client := engine.New("http://engine.invalid", http.DefaultClient)
-	some := func(string) *engine.Client { return client }
-	none := func(string) *engine.Client { return nil }
+	some := handlertest.Only("workflow", client)
+	none := handlertest.Only("another", client)
 	tests := []struct {
 		desc     string
 		template string
 		action   string
-		clients  workflow.Resolver
+		clients  router.Resolver[*engine.Client]
 		method   string
 		err      string
 	}{
@@ -37,7 +39,7 @@ func TestFactory(t *testing.T) {
 		{desc: "template without the user name", template: "/{version}/users/{id}", action: "user", clients: some,
 			err: "{username}"},
 		{desc: "upstream without a client", template: "/{version}/tasks", action: "tasks", clients: none,
-			err: `upstream "workflow" has no workflow client`},
+			err: `upstream "workflow": no upstream named "workflow"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -64,7 +66,7 @@ func TestMethodOfEveryAction(t *testing.T) {
 	client := engine.New("http://engine.invalid", http.DefaultClient)
 	for _, r := range workflowRoutes() {
 		rt := &routes.Route{Template: r.Path, Spec: r}
-		handlers, err := workflow.New(func(string) *engine.Client { return client }, 64)(rt)
+		handlers, err := workflow.New(handlertest.Only(r.Upstream, client), 64)(rt)
 		require.NoError(t, err, r.Action)
 		require.Len(t, handlers, 1, r.Action)
 		assert.Contains(t, handlers, r.Methods[0], r.Action)

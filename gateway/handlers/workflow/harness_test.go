@@ -73,13 +73,8 @@ func (d basicDoer) Do(req *http.Request) (*http.Response, error) {
 func newGateway(tb testing.TB, baseURL string) http.Handler {
 	tb.Helper()
 	cfg := testConfig()
-	client := engine.New(baseURL, basicDoer{&http.Client{Timeout: 10 * time.Second}})
-	resolve := func(name string) *engine.Client {
-		if name != "workflow" {
-			return nil
-		}
-		return client
-	}
+	client := engine.New(baseURL, basicDoer{handlertest.Client(tb)})
+	resolve := handlertest.Only("workflow", client)
 	h, _ := handlertest.Router(tb, cfg, false, func(*routes.Table) map[string]router.Factory {
 		return map[string]router.Factory{config.KindWorkflow: workflow.New(resolve, cfg.Server.Limits.MaxJSONDepth)}
 	})

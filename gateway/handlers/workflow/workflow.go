@@ -15,7 +15,6 @@ package workflow
 import (
 	"fmt"
 	"net/http"
-	"slices"
 
 	"github.com/restgate/gateway/gateway/config"
 
@@ -24,10 +23,6 @@ import (
 	"github.com/restgate/gateway/gateway/routes"
 	engine "github.com/restgate/gateway/upstreams/workflow"
 )
-
-// Resolver returns the workflow engine client of a configured upstream
-// name, or nil when there is none (the factory then fails, naming it).
-type Resolver func(upstream string) *engine.Client
 
 // Path parameters the actions read.
 const (
@@ -74,21 +69,18 @@ func operations() map[string]operation {
 // maxDepth bounds the nesting of request bodies (server.limits.maxJSONDepth).
 // The factory fails when the action is unknown, the template lacks the
 // parameter the action reads, or the upstream has no client.
-func New(clients Resolver, maxDepth int) router.Factory {
+func New(clients router.Resolver[*engine.Client], maxDepth int) router.Factory {
 	return func(rt *routes.Route) (map[string]call.Handler, error) {
 		op, ok := operations()[rt.Spec.Action]
 		if !ok {
 			return nil, fmt.Errorf("action %q is not a workflow action", rt.Spec.Action)
 		}
-		have := routes.PathParams(rt.Template)
-		for _, p := range op.params {
-			if !slices.Contains(have, p) {
-				return nil, fmt.Errorf("action %s reads the path parameter {%s}, which %s lacks", rt.Spec.Action, p, rt.Template)
-			}
+		if err := rt.CheckParams(op.params); err != nil {
+			return nil, err
 		}
-		client := clients(rt.Spec.Upstream)
-		if client == nil {
-			return nil, fmt.Errorf("upstream %q has no workflow client", rt.Spec.Upstream)
+		client, err := clients.Resolve(rt.Spec.Upstream)
+		if err != nil {
+			return nil, err
 		}
 		h := handlers{client: client, maxDepth: maxDepth}
 		return map[string]call.Handler{op.method: func(r *http.Request, c *call.Call) (call.Result, error) {

@@ -12,7 +12,7 @@ import (
 	"github.com/restgate/gateway/mapping"
 )
 
-func TestRawResult(t *testing.T) {
+func TestDocumentResult(t *testing.T) {
 	t.Parallel()
 	km, err := mapping.NewKeyMap(map[string]string{"Name": "name"})
 	if err != nil {
@@ -27,14 +27,14 @@ func TestRawResult(t *testing.T) {
 		wantBody string
 		status   int
 	}{
-		{desc: "raw is sent as it is", res: Result{JSON: doc, Raw: true}, wantBody: string(doc), status: 200},
-		{desc: "raw keeps its status", res: Result{JSON: doc, Raw: true, Status: 203}, wantBody: string(doc), status: 203},
-		{desc: "not raw is mapped and enveloped", res: Result{JSON: doc}, status: 200},
+		{desc: "a document is sent as it is", res: Result{JSON: doc, Form: Document}, wantBody: string(doc), status: 200},
+		{desc: "a document keeps its status", res: Result{JSON: doc, Form: Document, Status: 203}, wantBody: string(doc), status: 203},
+		{desc: "internal names are mapped and enveloped", res: Result{JSON: doc}, status: 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
-			c := &Call{Start: start, Options: &routes.VersionOptions{MapKeys: true, SerializeNulls: true, KeyMap: km}}
+			c := &Call{Start: start, Options: &routes.VersionOptions{MapKeys: true, DropNulls: true, KeyMap: km}}
 			rec := httptest.NewRecorder()
 			w.Success(rec, httptest.NewRequest("GET", "/v1/x", nil), c, tt.res)
 			assert.Equal(t, tt.status, rec.Code)
