@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/upstreams"
 )
@@ -88,6 +89,11 @@ type Result struct {
 	// "mapKeys" member after the result (the published key map);
 	// mapKeysFlag is then true.
 	MapKeys []byte
+	// Page, when not nil, places a list result in the whole list; it is
+	// written as the envelope's "page" member after the result (see
+	// envelope.Page). Every handler that answers a part of a longer list
+	// sets it, so that no list is cut short silently.
+	Page *envelope.Page
 	// Owner, when not nil, owns JSON's memory (a pooled upstream answer):
 	// the writer releases it once the answer is written or refused, and
 	// nothing may use JSON after that.

@@ -114,6 +114,9 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 		buf = append(buf, `,"mapKeys":`...)
 		buf = append(buf, res.MapKeys...)
 	}
+	if res.Page != nil {
+		buf = envelope.AppendPage(buf, *res.Page)
+	}
 	buf = envelope.AppendMeta(buf, meta)
 	*bp = buf[:0]
 	w.send(rw, status, buf, st)

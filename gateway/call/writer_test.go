@@ -88,6 +88,8 @@ func TestFormFlags(t *testing.T) {
 		{desc: "a published key map", res: Result{JSON: record, Form: ExposedNames, MapKeys: []byte(`{"Name":"name"}`)},
 			want: `{"result":{"Name":"A"},"mapKeys":{"Name":"name"},"mapKeysFlag":true,"serializeNulls":true}`},
 		{desc: "a listing", res: Result{JSON: record, Form: Listing}, want: `{"result":{"Name":"A"}}`},
+		{desc: "a page of a longer list", res: Result{JSON: []byte(`[{"Name":"A"}]`), Page: &envelope.Page{Start: 3, Size: 1, Total: 9, Next: "/v2/x?start=4"}},
+			want: `{"result":[{"Name":"A"}],"page":{"start":3,"size":1,"total":9,"next":"/v2/x?start=4"},"mapKeysFlag":false,"serializeNulls":true}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
