@@ -158,8 +158,8 @@ type Log struct {
 	RedactFields  []string      `yaml:"redactFields"`  // default: password, secret, token, apiKey ...
 	// SlowThreshold: calls slower than this are logged at warning. Default 1s.
 	SlowThreshold time.Duration `yaml:"slowThreshold"`
-	// DuplicateWindow: the same user, method, route and body within it is
-	// a duplicate. Default 10s.
+	// DuplicateWindow: the same user, method, path (with its ids), query
+	// and body within it is a duplicate. Default 10s; reloads.
 	DuplicateWindow     time.Duration `yaml:"duplicateWindow"`
 	DuplicateMaxEntries int           `yaml:"duplicateMaxEntries"` // default 100000
 	// Level of the local structured log: debug, info (default), warn, error.

@@ -92,7 +92,7 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 		duplicates: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace,
 			Name:      "duplicate_requests_total",
-			Help:      "Requests repeating one by the same user with the same method, route and body within the duplicate window.",
+			Help:      "Requests repeating one by the same user with the same method, path, query and body within the duplicate window.",
 		}, []string{"route"}),
 		upstreamCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace,
