@@ -22,6 +22,7 @@ type Config struct {
 	Models    map[string]Model              `yaml:"models"`
 	Upstreams map[string]upstreams.Settings `yaml:"upstreams"`
 	Routes    []Route                       `yaml:"routes"`
+	Cluster   Cluster                       `yaml:"cluster"`
 }
 
 // Server configures the listeners.
