@@ -30,7 +30,15 @@ const gatewayConfig = `server:
   dataDir: ${GATEWAY_DATA_DIR}
   pprof: true
 versions: [v1, v2, v3]
-auth: {mode: none}
+auth:
+  mode: none
+  rateLimit:
+    requestsPerSecond: ${GATEWAY_RATE_LIMIT_RPS:-0}
+    burst: ${GATEWAY_RATE_LIMIT_BURST:-0}
+cluster:
+  store: ${GATEWAY_CLUSTER_STORE:-memory}
+  redis:
+    url: "${GATEWAY_REDIS_URL:-}"
 log:
   collectorURL: ${GATEWAY_LOG_COLLECTOR_URL}
   format: text
@@ -78,8 +86,11 @@ func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error
 }
 
 // startGateway writes the config into dir and runs bin on it, in front of
-// backend and logging to collector.
-func startGateway(ctx context.Context, bin, dir, host, backend, collector string) (*child, error) {
+// backend and logging to collector; env adds to its environment.
+func startGateway(ctx context.Context, bin, dir, host, backend, collector string, env []string) (*child, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
 	cfgPath := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(cfgPath, []byte(gatewayConfig), 0o600); err != nil {
 		return nil, err
@@ -99,6 +110,7 @@ func startGateway(ctx context.Context, bin, dir, host, backend, collector string
 	cmd := exec.Command(bin, "serve", "-config", cfgPath)
 	cmd.Env = append(os.Environ(), "GATEWAY_LISTEN="+api, "GATEWAY_ADMIN_LISTEN="+admin, "GATEWAY_TLS=off",
 		"GATEWAY_DATA_DIR="+filepath.Join(dir, "data"), "GATEWAY_LOG_COLLECTOR_URL="+collector, "ACCOUNTS_URL="+backend)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	url := "http://" + api
 	c, err := startServer(ctx, "gateway", url, cmd, func() error { return checkGateway(url) })

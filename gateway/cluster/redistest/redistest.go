@@ -63,12 +63,7 @@ func Start(dir string, args ...string) (*Server, error) {
 // absence fails t.
 func New(t testing.TB, args ...string) *Server {
 	t.Helper()
-	if _, err := exec.LookPath(Binary); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not installed, and CI installs it (.ci/run): %v", Binary, err)
-		}
-		t.Skipf("%s is not installed: apt-get install -y redis-server to run this test against a real Redis", Binary)
-	}
+	Require(t)
 	s, err := Start(t.TempDir(), args...)
 	if err != nil {
 		t.Fatal(err)
@@ -77,8 +72,31 @@ func New(t testing.TB, args ...string) *Server {
 	return s
 }
 
+// Require skips t when redis-server is not installed, saying how to
+// install it, except under CI (CI set), where .ci/run installs it and its
+// absence fails t.
+func Require(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath(Binary); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed, and CI installs it (.ci/run): %v", Binary, err)
+		}
+		t.Skipf("%s is not installed: apt-get install -y redis-server to run this test against a real Redis", Binary)
+	}
+}
+
 // URL is the redis:// URL of the server, database 0.
 func (s *Server) URL() string { return "redis://" + s.Addr + "/0" }
+
+// Pid is the running server's process id; 0 when it is not running.
+func (s *Server) Pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
 
 // Restart starts the server again after Kill or Stop, on the same port and
 // empty (nothing is persisted); it waits until the server answers. It
