@@ -30,7 +30,8 @@ func newGuard(timeout time.Duration, threshold int, retry time.Duration, rec Rec
 		Name:        "cluster-store",
 		MaxRequests: 1,
 		Timeout:     retry,
-		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= uint32(threshold) },
+		Interval:    retry,
+		ReadyToTrip: readyToTrip(threshold),
 		OnStateChange: func(_ string, from, to gobreaker.State) {
 			rec.ClusterStoreState(stateOf(to))
 			switch to {
@@ -45,6 +46,19 @@ func newGuard(timeout time.Duration, threshold int, retry time.Duration, rec Rec
 		},
 	})
 	return g
+}
+
+// readyToTrip stops asking Redis once threshold calls in a row failed and
+// failures are at least half of the calls since the counts were last
+// cleared (every RetryInterval): a Redis that is gone or hung fails every
+// call and trips it within threshold calls, while a stall of the replica
+// itself (a pause that makes the calls in flight time out together) is a
+// burst among many successes, decided locally call by call without
+// leaving Redis for a whole RetryInterval.
+func readyToTrip(threshold int) func(gobreaker.Counts) bool {
+	return func(c gobreaker.Counts) bool {
+		return c.ConsecutiveFailures >= uint32(threshold) && c.TotalFailures >= c.TotalSuccesses
+	}
 }
 
 func stateOf(s gobreaker.State) int {

@@ -70,7 +70,7 @@ func redisConfig(srv *redistest.Server) config.Cluster {
 	return c
 }
 
-func openStore(t *testing.T, c config.Cluster) (*Store, *recorder) {
+func openStore(t testing.TB, c config.Cluster) (*Store, *recorder) {
 	t.Helper()
 	rec := newRecorder()
 	s, err := Open(c, rec, slog.New(slog.DiscardHandler))
@@ -80,7 +80,7 @@ func openStore(t *testing.T, c config.Cluster) (*Store, *recorder) {
 }
 
 // direct is a plain client on srv, to look at what the store wrote.
-func direct(t *testing.T, srv *redistest.Server) *redis.Client {
+func direct(t testing.TB, srv *redistest.Server) *redis.Client {
 	t.Helper()
 	opt, err := redis.ParseURL(srv.URL())
 	require.NoError(t, err)

@@ -67,8 +67,9 @@ type Redis struct {
 	// DialTimeout bounds one connection attempt, made in the background
 	// (a request waits at most Timeout for it). Default 1s.
 	DialTimeout time.Duration `yaml:"dialTimeout"`
-	// FailureThreshold consecutive failures make the replica stop asking
-	// Redis for RetryInterval. Default 3.
+	// FailureThreshold failures in a row, when failures are also at least
+	// half of the calls of the last RetryInterval, make the replica stop
+	// asking Redis for RetryInterval. Default 10.
 	FailureThreshold int `yaml:"failureThreshold"`
 	// RetryInterval is how long the replica decides alone after Redis
 	// failed, before one request tries it again. Default 1s.
@@ -82,7 +83,7 @@ func clusterDefaults(c *Cluster) {
 	setStr(&r.KeyPrefix, "restgate:")
 	setDur(&r.Timeout, 10*time.Millisecond)
 	setDur(&r.DialTimeout, time.Second)
-	setInt(&r.FailureThreshold, 3)
+	setInt(&r.FailureThreshold, 10)
 	setDur(&r.RetryInterval, time.Second)
 }
 

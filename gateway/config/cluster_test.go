@@ -20,7 +20,7 @@ func TestClusterDefaults(t *testing.T) {
 	assert.Equal(t, RedisSingle, c.Redis.Mode)
 	assert.Equal(t, "restgate:", c.Redis.KeyPrefix)
 	assert.Equal(t, 10*time.Millisecond, c.Redis.Timeout)
-	assert.Equal(t, 3, c.Redis.FailureThreshold)
+	assert.Equal(t, 10, c.Redis.FailureThreshold)
 	assert.Equal(t, time.Second, c.Redis.RetryInterval)
 }
 

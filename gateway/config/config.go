@@ -160,7 +160,8 @@ type Log struct {
 	// SlowThreshold: calls slower than this are logged at warning. Default 1s.
 	SlowThreshold time.Duration `yaml:"slowThreshold"`
 	// DuplicateWindow: the same user, method, path (with its ids), query
-	// and body within it is a duplicate. Default 10s; reloads.
+	// and body within it is a duplicate. Default 10s; needs a restart (the
+	// detector, like cluster's store, is made at start).
 	DuplicateWindow     time.Duration `yaml:"duplicateWindow"`
 	DuplicateMaxEntries int           `yaml:"duplicateMaxEntries"` // default 100000
 	// Level of the local structured log: debug, info (default), warn, error.
