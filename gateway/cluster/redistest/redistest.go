@@ -29,6 +29,9 @@ type Server struct {
 	// Addr is host:port on loopback, the same across restarts.
 	Addr string
 	dir  string
+	// conf, when set, is a configuration file given first (a sentinel's,
+	// which the sentinel rewrites).
+	conf string
 	args []string
 
 	mu   sync.Mutex
@@ -40,6 +43,10 @@ type Server struct {
 // nothing persisted) in dir. args are more configuration directives as
 // redis-server takes them on its command line ("--maxmemory", "1mb").
 func Start(dir string, args ...string) (*Server, error) {
+	return start(dir, "", args)
+}
+
+func start(dir, conf string, args []string) (*Server, error) {
 	if _, err := exec.LookPath(Binary); err != nil {
 		return nil, fmt.Errorf("%s is not installed (apt-get install -y redis-server): %w", Binary, err)
 	}
@@ -49,7 +56,7 @@ func Start(dir string, args ...string) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := &Server{Addr: addr, dir: dir, args: args}
+		s := &Server{Addr: addr, dir: dir, conf: conf, args: args}
 		if lastErr = s.Restart(); lastErr == nil {
 			return s, nil
 		}
@@ -108,8 +115,13 @@ func (s *Server) Restart() error {
 		return nil
 	}
 	host, port, _ := net.SplitHostPort(s.Addr)
-	args := append([]string{"--port", port, "--bind", host, "--dir", s.dir, "--save", "", "--appendonly", "no",
-		"--daemonize", "no", "--logfile", filepath.Join(s.dir, "redis.log")}, s.args...)
+	var args []string
+	if s.conf != "" {
+		args = append(args, s.conf)
+	}
+	args = append(args, []string{"--port", port, "--bind", host, "--dir", s.dir, "--save", "", "--appendonly", "no",
+		"--daemonize", "no", "--logfile", filepath.Join(s.dir, "redis.log")}...)
+	args = append(args, s.args...)
 	cmd := exec.Command(Binary, args...)
 	cmd.Dir = s.dir
 	var out bytes.Buffer
