@@ -1,8 +1,10 @@
 package cluster
 
 import (
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
@@ -33,6 +35,17 @@ func newClient(r config.Redis) (redis.UniversalClient, error) {
 		// the maintenance push notifications of Redis Enterprise: one
 		// command less at each connection elsewhere
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+	}
+	if r.TLSCAFile != "" && o.TLSConfig != nil {
+		pem, err := os.ReadFile(r.TLSCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("tlsCAFile: %w", err)
+		}
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("tlsCAFile: %s holds no PEM certificate", r.TLSCAFile)
+		}
+		o.TLSConfig.RootCAs = roots
 	}
 	switch r.Mode {
 	case config.RedisSingle:

@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -78,4 +80,27 @@ func TestClusterModeRefusesADatabase(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "only database 0")
 	assert.NotContains(t, err.Error(), "pw")
+}
+
+// rediss:// to a Redis whose certificate a private CA signed: trusted
+// through tlsCAFile, refused without it (decided locally, never in clear).
+func TestTLS(t *testing.T) {
+	t.Parallel()
+	srv, caFile := redistest.NewTLS(t)
+	c := redisConfig(srv)
+	c.Redis.URL = "rediss://" + srv.Addr + "/0"
+	c.Redis.TLSCAFile = caFile
+	s, rec := openStore(t, c)
+	exercise(t, s, rec, "tls-user")
+
+	c.Redis.TLSCAFile = ""
+	untrusting, rec := openStore(t, c)
+	ok, _, err := untrusting.Limiter(0.001, 1, &localLimiter{}).Allow(context.Background(), "tls-user", time.Now())
+	require.NoError(t, err)
+	assert.True(t, ok, "decided locally: the tls-user's allowance in Redis is spent")
+	assert.Equal(t, 1, rec.get(&rec.errors, OpRateLimit), "an unknown CA is an error")
+
+	c.Redis.TLSCAFile = filepath.Join(t.TempDir(), "missing.pem")
+	_, err = Open(c, newRecorder(), slog.New(slog.DiscardHandler))
+	assert.ErrorContains(t, err, "cluster.redis: tlsCAFile")
 }

@@ -53,6 +53,10 @@ type Redis struct {
 	// SentinelPassword authenticates to the sentinels themselves, when they
 	// require it (GATEWAY_REDIS_SENTINEL_PASSWORD).
 	SentinelPassword string `yaml:"sentinelPassword"`
+	// TLSCAFile is a PEM file of the certificates that may sign Redis's
+	// (GATEWAY_REDIS_CA_FILE), for a rediss:// URL whose server has a
+	// private CA; empty: the system's roots.
+	TLSCAFile string `yaml:"tlsCAFile"`
 	// KeyPrefix starts every key the gateway writes. Default "restgate:".
 	KeyPrefix string `yaml:"keyPrefix"`
 	// PoolSize is the most connections per Redis node; 0 means the
@@ -115,6 +119,9 @@ func validateCluster(p *problems, c *Cluster) {
 		p.add("cluster.redis.url", "must be a redis:// or rediss:// URL")
 	} else if r.Mode == RedisSingle && u.Host == "" {
 		p.add("cluster.redis.url", "names no host")
+	}
+	if r.TLSCAFile != "" && !strings.HasPrefix(r.URL, "rediss://") {
+		p.add("cluster.redis.tlsCAFile", "only with a rediss:// URL")
 	}
 	addrs := r.RedisAddrs()
 	switch r.Mode {

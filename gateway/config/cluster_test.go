@@ -50,6 +50,8 @@ func TestValidateCluster(t *testing.T) {
 		{desc: "bounds", yaml: "cluster: {store: redis, redis: {url: 'redis://h:1', timeout: 10s, poolSize: -1, failureThreshold: -2, retryInterval: -1s, dialTimeout: -1s}}",
 			wants: []string{"cluster.redis.timeout: must be between 0 and 5s", "cluster.redis.poolSize: poolSize and minIdleConns must not be negative",
 				"cluster.redis.failureThreshold: must be at least 1", "cluster.redis.retryInterval: must be positive", "cluster.redis.dialTimeout: must be positive"}},
+		{desc: "a CA file without TLS", yaml: "cluster: {store: redis, redis: {url: 'redis://h:1', tlsCAFile: /ca.pem}}",
+			wants: []string{"cluster.redis.tlsCAFile: only with a rediss:// URL"}},
 		{desc: "unknown key has its path", yaml: "cluster: {store: redis, redis: {url: 'redis://h:1', pool: 3}}",
 			wants: []string{"cluster.redis.pool: unknown key"}},
 	}

@@ -7,6 +7,7 @@ package redistest
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -32,6 +33,8 @@ type Server struct {
 	// conf, when set, is a configuration file given first (a sentinel's,
 	// which the sentinel rewrites).
 	conf string
+	// tls, when set, serves TLS only, with this certificate and key.
+	tls  *tlsFiles
 	args []string
 
 	mu   sync.Mutex
@@ -43,10 +46,10 @@ type Server struct {
 // nothing persisted) in dir. args are more configuration directives as
 // redis-server takes them on its command line ("--maxmemory", "1mb").
 func Start(dir string, args ...string) (*Server, error) {
-	return start(dir, "", args)
+	return start(dir, "", nil, args)
 }
 
-func start(dir, conf string, args []string) (*Server, error) {
+func start(dir, conf string, tls *tlsFiles, args []string) (*Server, error) {
 	if _, err := exec.LookPath(Binary); err != nil {
 		return nil, fmt.Errorf("%s is not installed (apt-get install -y redis-server): %w", Binary, err)
 	}
@@ -56,7 +59,7 @@ func start(dir, conf string, args []string) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := &Server{Addr: addr, dir: dir, conf: conf, args: args}
+		s := &Server{Addr: addr, dir: dir, conf: conf, tls: tls, args: args}
 		if lastErr = s.Restart(); lastErr == nil {
 			return s, nil
 		}
@@ -121,6 +124,10 @@ func (s *Server) Restart() error {
 	}
 	args = append(args, []string{"--port", port, "--bind", host, "--dir", s.dir, "--save", "", "--appendonly", "no",
 		"--daemonize", "no", "--logfile", filepath.Join(s.dir, "redis.log")}...)
+	if s.tls != nil {
+		args = append(args, "--port", "0", "--tls-port", port, "--tls-cert-file", s.tls.cert, "--tls-key-file", s.tls.key,
+			"--tls-auth-clients", "no")
+	}
 	args = append(args, s.args...)
 	cmd := exec.Command(Binary, args...)
 	cmd.Dir = s.dir
@@ -138,7 +145,7 @@ func (s *Server) Restart() error {
 	}()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		if err := ping(s.Addr); err == nil {
+		if err := ping(s.Addr, s.tls != nil); err == nil {
 			break
 		} else if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
@@ -199,12 +206,20 @@ func (s *Server) log() string {
 	return string(b)
 }
 
-// ping sends PING in the inline protocol and expects +PONG.
-func ping(addr string) error {
+// ping sends PING in the inline protocol and expects +PONG; over TLS
+// without checking the certificate (the test's client checks it).
+func ping(addr string, overTLS bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	var conn net.Conn
+	var err error
+	if overTLS {
+		d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} // readiness only
+		conn, err = d.DialContext(ctx, "tcp", addr)
+	} else {
+		var d net.Dialer
+		conn, err = d.DialContext(ctx, "tcp", addr)
+	}
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func NewSentinel(t testing.TB, name, masterAddr string) *Server {
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := start(dir, conf, []string{"--sentinel"})
+	s, err := start(dir, conf, nil, []string{"--sentinel"})
 	if err != nil {
 		t.Fatal(err)
 	}
