@@ -11,10 +11,10 @@ import (
 	"github.com/restgate/gateway/gateway/duplicates"
 )
 
-// LocalDuplicates detects duplicates in this process alone
-// (duplicates.Detector): the memory store's detector, and the redis store's
-// fallback.
-type LocalDuplicates interface {
+// DuplicateDetector says whether a request was seen within its window
+// (middleware.Duplicates). The replica's own one (duplicates.Detector) is
+// the memory store's detector and the redis store's fallback.
+type DuplicateDetector interface {
 	Seen(ctx context.Context, req duplicates.Request, now time.Time) bool
 }
 
@@ -25,14 +25,14 @@ type LocalDuplicates interface {
 // time); Redis forgets it one window after the last sighting.
 type Duplicates struct {
 	store  *Store
-	local  LocalDuplicates
+	local  DuplicateDetector
 	window time.Duration
 }
 
 // Duplicates returns the detector of requests repeated within window. With
 // the memory store it is local itself; with the redis store local takes
 // the decisions Redis cannot. A window of zero or less reports nothing.
-func (s *Store) Duplicates(window time.Duration, local LocalDuplicates) LocalDuplicates {
+func (s *Store) Duplicates(window time.Duration, local DuplicateDetector) DuplicateDetector {
 	if s.client == nil || window <= 0 {
 		return local
 	}

@@ -18,7 +18,7 @@ func TestMemoryStoreDuplicatesAreLocal(t *testing.T) {
 	t.Parallel()
 	s, _ := openStore(t, config.Cluster{Store: config.StoreMemory})
 	local := duplicates.New(time.Second, 10)
-	assert.Same(t, LocalDuplicates(local), s.Duplicates(time.Second, local))
+	assert.Same(t, DuplicateDetector(local), s.Duplicates(time.Second, local))
 }
 
 // Two replicas share one Redis: a request seen by one is a duplicate on the
@@ -83,5 +83,5 @@ func TestDuplicatesZeroWindowIsLocal(t *testing.T) {
 	srv := redistest.New(t)
 	s, _ := openStore(t, redisConfig(srv))
 	local := duplicates.New(0, 10)
-	assert.Same(t, LocalDuplicates(local), s.Duplicates(0, local), "nothing to share: the detector reports nothing")
+	assert.Same(t, DuplicateDetector(local), s.Duplicates(0, local), "nothing to share: the detector reports nothing")
 }

@@ -29,7 +29,7 @@ type load struct {
 	failures chan error
 }
 
-func startLoad(l LocalLimiter, d LocalDuplicates) *load {
+func startLoad(l RateLimiter, d DuplicateDetector) *load {
 	ld := &load{stop: make(chan struct{}), failures: make(chan error, 1)}
 	for g := range 4 {
 		ld.wg.Go(func() {

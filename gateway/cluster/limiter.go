@@ -8,10 +8,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// LocalLimiter decides a rate limit in this process alone
-// (middleware.RateLimiter): the memory store's limiter, and the redis
-// store's fallback.
-type LocalLimiter interface {
+// RateLimiter takes per-user rate-limit decisions (middleware.Limiter).
+// The replica's own one (middleware.RateLimiter) is the memory store's
+// limiter and the redis store's fallback.
+type RateLimiter interface {
 	Allow(ctx context.Context, user string, now time.Time) (bool, time.Duration, error)
 }
 
@@ -49,7 +49,7 @@ return {1, 0}
 // across replicas; see Store.Limiter.
 type Limiter struct {
 	store    *Store
-	local    LocalLimiter
+	local    RateLimiter
 	interval string // T in microseconds, formatted once
 	burst    string
 }
@@ -58,7 +58,7 @@ type Limiter struct {
 // burst per user. With the memory store it is local itself. With the redis
 // store local takes the decisions Redis cannot (down, slow, refusing)
 // unless the store fails closed; it must have the same rate and burst.
-func (s *Store) Limiter(rps float64, burst int, local LocalLimiter) LocalLimiter {
+func (s *Store) Limiter(rps float64, burst int, local RateLimiter) RateLimiter {
 	if s.client == nil {
 		return local
 	}

@@ -20,7 +20,7 @@ func TestMemoryStoreIsLocal(t *testing.T) {
 	t.Parallel()
 	s, rec := openStore(t, config.Cluster{Store: config.StoreMemory})
 	local := &localLimiter{}
-	assert.Same(t, LocalLimiter(local), s.Limiter(1, 1, local), "the memory store's limiter is the local one")
+	assert.Same(t, RateLimiter(local), s.Limiter(1, 1, local), "the memory store's limiter is the local one")
 	assert.False(t, s.Shared())
 	assert.Equal(t, StateUp, rec.state())
 	assert.NoError(t, s.Close())
