@@ -4,8 +4,6 @@ import (
 	"context"
 	"strconv"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // RateLimiter takes per-user rate-limit decisions (middleware.Limiter).
@@ -15,7 +13,7 @@ type RateLimiter interface {
 	Allow(ctx context.Context, user string, now time.Time) (bool, time.Duration, error)
 }
 
-// gcra is the rate limit as a generic cell rate algorithm, evaluated
+// gcraSource is the rate limit as a generic cell rate algorithm, evaluated
 // atomically in Redis: one key per user holds its theoretical arrival time
 // (TAT) in microseconds of Redis's own clock, so the replicas' clocks never
 // matter. With T = 1/rate and a burst of b, a request at now is allowed
@@ -27,7 +25,7 @@ type RateLimiter interface {
 //
 // KEYS[1] the user's key; ARGV[1] T in microseconds (fractional); ARGV[2] b.
 // Returns {1, 0} when allowed, {0, wait in microseconds} when not.
-var gcra = redis.NewScript(`
+const gcraSource = `
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -42,7 +40,7 @@ if allow_at > now then
 end
 redis.call('SET', KEYS[1], string.format('%.3f', new), 'PX', math.ceil((new - now) / 1000) + 1)
 return {1, 0}
-`)
+`
 
 // Limiter is a per-user rate limit: requestsPerSecond with bursts of
 // burst, the meaning of auth.rateLimit. With the redis store it holds
@@ -75,7 +73,7 @@ func (l *Limiter) Allow(ctx context.Context, user string, now time.Time) (bool, 
 	var allowed bool
 	var wait time.Duration
 	err := s.guard.run(ctx, OpRateLimit, func(ctx context.Context) error {
-		res, err := gcra.Run(ctx, s.client, []string{s.prefix + "rl:" + user}, l.interval, l.burst).Int64Slice()
+		res, err := s.gcra.Run(ctx, s.client, []string{s.prefix + "rl:" + user}, l.interval, l.burst).Int64Slice()
 		if err == nil && len(res) != 2 {
 			err = errReply
 		}
@@ -96,7 +94,7 @@ func (l *Limiter) Allow(ctx context.Context, user string, now time.Time) (bool, 
 
 // errReply is a reply of the wrong shape (a key of the prefix used by
 // something else, a proxy in the way).
-var errReply = errorString("unexpected reply from Redis")
+const errReply = errorString("unexpected reply from Redis")
 
 type errorString string
 

@@ -67,6 +67,9 @@ type Store struct {
 	prefix     string
 	failClosed bool
 	guard      *guard
+	// gcra runs gcraSource by its SHA-1 (EVALSHA), loading it when Redis
+	// does not know it (after a restart).
+	gcra *redis.Script
 }
 
 // Open builds the store of cfg (validated). The memory store needs nothing
@@ -90,6 +93,7 @@ func Open(cfg config.Cluster, rec Recorder, logger *slog.Logger) (*Store, error)
 		prefix:     r.KeyPrefix,
 		failClosed: cfg.FailClosed,
 		guard:      newGuard(r.Timeout, r.FailureThreshold, r.RetryInterval, rec, logger),
+		gcra:       redis.NewScript(gcraSource),
 	}, nil
 }
 
