@@ -31,7 +31,12 @@ type Digest [16]byte
 // Digest returns r's key for a shared store.
 func (r Request) Digest() Digest {
 	h := sha256.New()
-	r.write(h)
+	lens := r.lengths()
+	_, _ = h.Write(lens[:])
+	for _, part := range [...]string{r.User, r.Method, r.Path, r.Query} {
+		_, _ = io.WriteString(h, part)
+	}
+	_, _ = h.Write(r.Body)
 	var sum [sha256.Size]byte
 	var d Digest
 	copy(d[:], h.Sum(sum[:0]))
@@ -39,26 +44,28 @@ func (r Request) Digest() Digest {
 }
 
 // sum64 is the Detector's in-process key: seeded, so a client cannot aim
-// two requests at one value.
+// two requests at one value. The same bytes as Digest, hashed on the
+// concrete maphash.Hash so that nothing escapes to the heap.
 func (r Request) sum64(seed maphash.Seed) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)
-	r.write(&h)
+	lens := r.lengths()
+	_, _ = h.Write(lens[:])
+	_, _ = h.WriteString(r.User)
+	_, _ = h.WriteString(r.Method)
+	_, _ = h.WriteString(r.Path)
+	_, _ = h.WriteString(r.Query)
+	_, _ = h.Write(r.Body)
 	return h.Sum64()
 }
 
-// write feeds the parts to h; each but the last is length-prefixed, so
+// lengths prefixes the parts: each but the body is length-prefixed, so
 // shifting bytes from one part to the next cannot make two requests equal.
-func (r Request) write(h io.Writer) {
+func (r Request) lengths() [32]byte {
 	var lens [32]byte
 	binary.LittleEndian.PutUint64(lens[0:], uint64(len(r.User)))
 	binary.LittleEndian.PutUint64(lens[8:], uint64(len(r.Method)))
 	binary.LittleEndian.PutUint64(lens[16:], uint64(len(r.Path)))
 	binary.LittleEndian.PutUint64(lens[24:], uint64(len(r.Query)))
-	_, _ = h.Write(lens[:])
-	_, _ = io.WriteString(h, r.User)
-	_, _ = io.WriteString(h, r.Method)
-	_, _ = io.WriteString(h, r.Path)
-	_, _ = io.WriteString(h, r.Query)
-	_, _ = h.Write(r.Body)
+	return lens
 }
