@@ -118,8 +118,15 @@ func TestFailOpenWhenRedisGoesAwayUnderLoad(t *testing.T) {
 	ld := startLoad(l, d)
 	defer ld.end()
 	ld.progress(t, 200)
-	require.Zero(t, local.count(), "Redis up: no local decision")
-	require.Equal(t, StateUp, rec.state())
+	// Redis up: decisions are taken there (a loaded test machine may still
+	// miss the 50ms timeout now and then: those are decided locally)
+	require.Eventually(t, func() bool { return rec.state() == StateUp }, 30*time.Second, time.Millisecond)
+	calls := rec.get(&rec.calls, OpRateLimit)
+	ld.progress(t, 200)
+	assert.Greater(t, rec.get(&rec.calls, OpRateLimit), calls)
+	n, err := rdb.Exists(ctx, "test:rl:user").Result()
+	require.NoError(t, err)
+	require.Equal(t, int64(1), n)
 
 	srv.Kill()
 	require.Eventually(t, func() bool { return rec.state() == StateDown }, 30*time.Second, time.Millisecond)
