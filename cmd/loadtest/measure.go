@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -21,9 +22,17 @@ const (
 	targetBackend = "backend"
 	targetProxy   = "proxy"
 	targetGateway = "gateway"
+	// targetGatewayRedis is the gateway on the redis store (-cluster).
+	targetGatewayRedis = "gateway-redis"
 )
 
-func targetNames() []string { return []string{targetBackend, targetProxy, targetGateway} }
+func (o options) targetNames() []string {
+	names := []string{targetBackend, targetProxy, targetGateway}
+	if o.cluster {
+		names = append(names, targetGatewayRedis)
+	}
+	return names
+}
 
 // target is one process under load and what was measured of it.
 type target struct {
@@ -79,7 +88,11 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		return nil, err
 	}
 	defer proxy.stop()
-	gw, err := startGateway(ctx, bin, dir, o.host, backend.url, lines.url)
+	var env []string
+	if o.cluster {
+		env = rateLimitEnv()
+	}
+	gw, err := startGateway(ctx, bin, filepath.Join(dir, "memory"), o.host, backend.url, lines.url, env)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +104,20 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		{name: targetProxy, url: proxy.url + backendPath, proc: proxy},
 		{name: targetGateway, url: gw.url + gatewayPath, proc: gw},
 	}
+	var shared *clusterRun
+	if o.cluster {
+		if shared, err = startClusterGateway(ctx, bin, dir, o.host, backend.url, lines.url); err != nil {
+			return nil, err
+		}
+		defer shared.stop()
+		targets = append(targets, &target{name: targetGatewayRedis, url: shared.gw.url + gatewayPath, proc: shared.gw})
+	}
 	tick := clockTick()
+	if shared != nil {
+		if shared.redis0, err = processUsage(shared.redis.Pid(), tick); err != nil {
+			return nil, err
+		}
+	}
 	for _, t := range targets {
 		t.client = newClient(o.concurrency)
 		t.hist = newHistogram()
@@ -123,8 +149,19 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	if err := checkGateway(gw.url); err != nil {
 		return nil, fmt.Errorf("gateway after the run: %w", err)
 	}
+	var cluster *clusterReport
+	if shared != nil {
+		if cluster, err = shared.report(targets[len(targets)-1], tick); err != nil {
+			return nil, err
+		}
+	}
 	stopGateway() // flushes the call log
-	return newReport(o, targets, lines.Load()), nil
+	if shared != nil {
+		shared.stopGateway()
+	}
+	rep := newReport(o, targets, lines.Load())
+	rep.addCluster(cluster)
+	return rep, nil
 }
 
 // round drives t for one measured stretch, reading what its process used

@@ -20,6 +20,9 @@ type options struct {
 	smoke       bool
 	keep        bool
 	cpuprofile  string
+	// cluster adds the gateway on the redis store beside the one on the
+	// memory store, both with a rate limit that never refuses.
+	cluster bool
 }
 
 func (o *options) register(fs *flag.FlagSet) {
@@ -33,6 +36,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.smoke, "smoke", false, "a run of a few seconds proving the harness works (overrides duration, warmup, rounds)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (config, gateway log) and print its path")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway during its first measured stretch to this file")
+	fs.BoolVar(&o.cluster, "cluster", false, "also run the gateway with cluster.store redis against a local redis-server; both gateways rate-limit (a limit never reached)")
 }
 
 // maxRun bounds a whole run whatever the flags say.
@@ -54,7 +58,7 @@ func (o *options) check() error {
 	case o.concurrency < 1 || o.concurrency > 1024:
 		return errors.New("-concurrency must be from 1 to 1024")
 	}
-	if total := time.Duration(o.rounds*len(targetNames()))*o.duration + 3*o.warmup; total > maxRun {
+	if total := time.Duration(o.rounds*len(o.targetNames()))*o.duration + 3*o.warmup; total > maxRun {
 		return fmt.Errorf("a run of %s is longer than the %s bound", total, maxRun)
 	}
 	return nil

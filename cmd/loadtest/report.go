@@ -23,6 +23,8 @@ type report struct {
 	GatewayVsProxy ratios `json:"gatewayVsProxy"`
 	// CallLogLines is how many call log lines reached the collector.
 	CallLogLines int64 `json:"callLogLines"`
+	// Cluster compares the redis store with the memory store (-cluster).
+	Cluster *clusterReport `json:"cluster,omitempty"`
 }
 
 // targetReport are the figures of one target over all rounds; latencies
@@ -76,6 +78,21 @@ func newReport(o options, targets []*target, lines int64) *report {
 	return r
 }
 
+// addCluster completes c with the ratios of the two gateways and keeps it.
+func (r *report) addCluster(c *clusterReport) {
+	if c == nil {
+		return
+	}
+	byName := map[string]targetReport{}
+	for _, t := range r.Targets {
+		byName[t.Name] = t
+	}
+	red, mem := byName[targetGatewayRedis], byName[targetGateway]
+	c.RedisVsMemory = ratios{CPUPerRequest: ratio(red.CPUMicrosPerR, mem.CPUMicrosPerR),
+		P50: ratio(red.P50Millis, mem.P50Millis), P99: ratio(red.P99Millis, mem.P99Millis), RPS: ratio(red.RPS, mem.RPS)}
+	r.Cluster = c
+}
+
 func millis(micros int64) float64 { return float64(micros) / 1000 }
 
 func ratio(a, b float64) float64 {
@@ -105,4 +122,11 @@ func (r *report) writeTable(w io.Writer) {
 	fmt.Fprintf(w, "\ngateway / proxy: CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
 		g.CPUPerRequest, g.P50, g.P99, g.RPS)
 	fmt.Fprintf(w, "call log lines at the collector: %d\n", r.CallLogLines)
+	if c := r.Cluster; c != nil {
+		g := c.RedisVsMemory
+		fmt.Fprintf(w, "gateway-redis / gateway (both rate-limiting): CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
+			g.CPUPerRequest, g.P50, g.P99, g.RPS)
+		fmt.Fprintf(w, "redis-server CPU per gateway-redis request: %.1f µs (warm-up included); store errors %.0f, local decisions %.0f\n",
+			c.RedisCPUMicrosPerR, c.StoreErrors, c.LocalDecisions)
+	}
 }

@@ -22,6 +22,7 @@ type Config struct {
 	Models    map[string]Model              `yaml:"models"`
 	Upstreams map[string]upstreams.Settings `yaml:"upstreams"`
 	Routes    []Route                       `yaml:"routes"`
+	Cluster   Cluster                       `yaml:"cluster"`
 }
 
 // Server configures the listeners.
@@ -172,8 +173,9 @@ type Log struct {
 	Collector upstreams.Settings `yaml:"collector"`
 	// SlowThreshold: calls slower than this are logged at warning. Default 1s.
 	SlowThreshold time.Duration `yaml:"slowThreshold"`
-	// DuplicateWindow: the same user, method, route and body within it is
-	// a duplicate. Default 10s.
+	// DuplicateWindow: the same user, method, path (with its ids), query
+	// and body within it is a duplicate. Default 10s; needs a restart (the
+	// detector, like cluster's store, is made at start).
 	DuplicateWindow     time.Duration `yaml:"duplicateWindow"`
 	DuplicateMaxEntries int           `yaml:"duplicateMaxEntries"` // default 100000
 	// Level of the local structured log: debug, info (default), warn, error.

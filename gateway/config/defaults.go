@@ -44,6 +44,8 @@ func Defaults(c *Config) {
 	setInt(&l.DuplicateMaxEntries, 100000)
 	setStr(&l.Level, "info")
 
+	clusterDefaults(&c.Cluster)
+
 	for i := range c.Routes {
 		if len(c.Routes[i].Methods) == 0 {
 			c.Routes[i].Methods = []string{"GET"}

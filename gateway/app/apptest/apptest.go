@@ -8,8 +8,10 @@ package apptest
 // (idle unless asked for), v2's derived key map, null removal, the
 // upstream's breaker and retries, metrics, and the call log shipped to a
 // collector. It reads GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN, GATEWAY_TLS
-// (default auto), GATEWAY_DATA_DIR, GATEWAY_LOG_COLLECTOR_URL and
-// ACCOUNTS_URL; what is unset takes its default.
+// (default auto), GATEWAY_DATA_DIR, GATEWAY_LOG_COLLECTOR_URL,
+// ACCOUNTS_URL, and for the cluster target GATEWAY_RATE_LIMIT_RPS,
+// GATEWAY_RATE_LIMIT_BURST, GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL;
+// what is unset takes its default (no rate limit, the memory store).
 const AccountsConfig = `server:
   listen: ${GATEWAY_LISTEN}
   adminListen: ${GATEWAY_ADMIN_LISTEN}
@@ -17,7 +19,15 @@ const AccountsConfig = `server:
   dataDir: ${GATEWAY_DATA_DIR}
   pprof: true
 versions: [v1, v2, v3]
-auth: {mode: none}
+auth:
+  mode: none
+  rateLimit:
+    requestsPerSecond: ${GATEWAY_RATE_LIMIT_RPS:-0}
+    burst: ${GATEWAY_RATE_LIMIT_BURST:-0}
+cluster:
+  store: ${GATEWAY_CLUSTER_STORE:-memory}
+  redis:
+    url: "${GATEWAY_REDIS_URL:-}"
 log:
   collectorURL: ${GATEWAY_LOG_COLLECTOR_URL}
   format: text
