@@ -110,7 +110,8 @@ func (c *conn) roundTrip(req *http.Request, deadline time.Time, headerTimeout ti
 		stale = ctx.Err() == nil && replayable(req) && errors.Is(rerr, errNothingRead)
 		return nil, stale, contextError(ctx, deadline, errors.Join(werr, rerr))
 	}
-	b := &body{src: src, c: c, ctx: ctx, deadline: deadline, stop: stop, reuse: !resp.Close && !req.Close}
+	b := &body{src: src, c: c, ctx: ctx, deadline: deadline, stop: stop,
+		reuse: !resp.Close && !req.Close && !src.ambiguous && c.raw != nil}
 	if resp.Body == http.NoBody {
 		b.release(true)
 		return resp, false, nil
@@ -219,7 +220,8 @@ func (b *body) Close() error {
 }
 
 // release ends the exchange once: a body read to its end on a connection
-// that stays open goes back to the pool; anything else closes it.
+// that stays open, with nothing read past it, goes back to the pool (where
+// conn checks it again before reuse); anything else closes it.
 func (b *body) release(eof bool) {
 	if !b.done.CompareAndSwap(false, true) {
 		return

@@ -44,7 +44,9 @@ const bufferSize = 32 << 10
 
 // Options configure a Transport. Fallback is required.
 type Options struct {
-	// Dial opens connections; nil uses a net.Dialer with a 30s timeout.
+	// Dial opens connections; nil uses a net.Dialer with a 30s timeout. A
+	// connection that does not implement syscall.Conn cannot be checked
+	// for stray bytes while idle, so it is closed after one exchange.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Proxy says whether a request goes through a proxy (as
 	// http.Transport.Proxy does); a request with a proxy goes to Fallback.
@@ -98,8 +100,9 @@ func (t *Transport) CloseIdleConnections() {
 }
 
 // RoundTrip implements http.RoundTripper. A kept-alive connection the
-// server closed while it was idle is found when nothing comes back, and the
-// request is sent once more on a new connection. The deadline of the
+// server closed while it was idle is found before reuse, or, when the close
+// crosses the request, when nothing comes back: an idempotent request is
+// then sent once more on a new connection. The deadline of the
 // request's context, if any, bounds the exchange and the reading of the
 // answer's body.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -217,13 +220,17 @@ func (t *Transport) takes(req *http.Request) bool {
 	return true
 }
 
-// conn returns an idle connection to addr or dials one. An idle connection
-// is first checked for a close by the server when it sat idle for a while,
-// or when req cannot be sent twice: a dead one is dropped before anything
-// is written to it.
+// conn returns an idle connection to addr or dials one. Every idle
+// connection is checked with a non-blocking peek before reuse (one system
+// call): one the server closed, or one holding bytes nobody asked for (a
+// second answer, a late 408, the rest of a body the framing did not
+// expect), is dropped before anything is written to it. Without the check
+// those bytes would be read as the answer to the request sent next, which
+// may be another caller's. net/http's Transport drops such a connection
+// too, from its reader goroutine.
 func (t *Transport) conn(req *http.Request, addr string, deadline time.Time) (c *conn, reused bool, err error) {
 	for c = t.pool.get(addr); c != nil; c = t.pool.get(addr) {
-		if (time.Since(c.idleSince) <= checkAfter && replayable(req)) || alive(c.raw) {
+		if alive(c.raw) {
 			return c, true, nil
 		}
 		c.close()
@@ -280,9 +287,3 @@ func hostPort(u *url.URL) string {
 	}
 	return host + ":80"
 }
-
-// checkAfter is how long a connection may sit idle before reuse without
-// a check that the server has not closed it; server keep-alive timeouts are
-// seconds. A request that cannot be sent twice is checked whatever the idle
-// time.
-const checkAfter = time.Second
