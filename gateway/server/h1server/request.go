@@ -25,18 +25,30 @@ var errMalformed = errors.New("h1server: malformed request")
 // byte and io.ErrUnexpectedEOF when it ends inside the head. Its size is
 // bounded by what br's source delivers (the connection's limit).
 func readRequest(br *bufio.Reader) (*http.Request, error) {
-	head, err := readHead(br)
+	req, _, err := readRequestHead(br)
 	if err != nil {
 		return nil, err
+	}
+	delete(req.Header, "Host")
+	return req, nil
+}
+
+// readRequestHead is readRequest leaving the Host field in the header, as
+// net/http's server reads a request before its own checks (checkRequest),
+// and reporting the framing fields the head had.
+func readRequestHead(br *bufio.Reader) (*http.Request, h1wire.Framing, error) {
+	head, err := readHead(br)
+	if err != nil {
+		return nil, 0, err
 	}
 	req, seen, err := parseRequest(head, true)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := frame(req, seen, br); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return req, nil
+	return req, seen, nil
 }
 
 // readHead returns the text of the head at the start of br, through its
@@ -90,7 +102,8 @@ func parseRequest(head string, complete bool) (*http.Request, h1wire.Framing, er
 		return nil, 0, malformed(err)
 	}
 	req.Header = h
-	// the Host field goes to req.Host, as http.ReadRequest leaves it
+	// the Host field gives req.Host when the target does not; it stays in
+	// the header for checkRequest
 	if seen&h1wire.FieldHost != 0 {
 		hosts := h["Host"]
 		if len(hosts) > 1 {
@@ -99,7 +112,6 @@ func parseRequest(head string, complete bool) (*http.Request, h1wire.Framing, er
 		if req.Host == "" {
 			req.Host = hosts[0]
 		}
-		delete(h, "Host")
 	}
 	h1wire.FixPragma(h, seen)
 	return req, seen, nil
