@@ -21,12 +21,16 @@ const gatewayPath = "/v2/accounts"
 
 // gatewayConfig is the accounts part of the shipped config.yaml with
 // everything a production request passes: TLS from GATEWAY_TLS (the harness
-// sets off), profiles on the admin listener (idle unless -cpuprofile asks), v2's derived key map, null removal, the upstream's breaker and
-// retries, metrics, and the call log shipped to a collector.
+// sets off), the HTTP/1 engines from GATEWAY_ENGINE (the API listener's and
+// the upstream transport's, fast or std), profiles on the admin listener
+// (idle unless -cpuprofile asks), v2's derived key map, null removal, the
+// upstream's breaker and retries, metrics, and the call log shipped to a
+// collector.
 const gatewayConfig = `server:
   listen: ${GATEWAY_LISTEN}
   adminListen: ${GATEWAY_ADMIN_LISTEN}
   tls: {mode: "${GATEWAY_TLS:-auto}"}
+  http1: ${GATEWAY_ENGINE:-fast}
   dataDir: ${GATEWAY_DATA_DIR}
   pprof: true
 versions: [v1, v2, v3]
@@ -45,6 +49,7 @@ models:
 upstreams:
   accounts:
     url: ${ACCOUNTS_URL}
+    transport: ${GATEWAY_ENGINE:-fast}
     timeout: 10s
     breaker: {consecutiveFailures: 5, openTimeout: 30s, halfOpenRequests: 1}
     retry: {attempts: 2, backoff: 25ms, budget: 0.1}
@@ -77,9 +82,10 @@ func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error
 	return bin, nil
 }
 
-// startGateway writes the config into dir and runs bin on it, in front of
-// backend and logging to collector.
-func startGateway(ctx context.Context, bin, dir, host, backend, collector string) (*child, error) {
+// startGateway writes the config into dir and runs bin on it with the
+// HTTP/1 engines of engine (fast or std), in front of backend and logging
+// to collector.
+func startGateway(ctx context.Context, bin, dir, host, engine, backend, collector string) (*child, error) {
 	cfgPath := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(cfgPath, []byte(gatewayConfig), 0o600); err != nil {
 		return nil, err
@@ -92,16 +98,17 @@ func startGateway(ctx context.Context, bin, dir, host, backend, collector string
 	if err != nil {
 		return nil, err
 	}
-	logFile, err := os.Create(filepath.Join(dir, "gateway.log"))
+	logFile, err := os.Create(filepath.Join(dir, "gateway-"+engine+".log"))
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, "serve", "-config", cfgPath)
 	cmd.Env = append(os.Environ(), "GATEWAY_LISTEN="+api, "GATEWAY_ADMIN_LISTEN="+admin, "GATEWAY_TLS=off",
-		"GATEWAY_DATA_DIR="+filepath.Join(dir, "data"), "GATEWAY_LOG_COLLECTOR_URL="+collector, "ACCOUNTS_URL="+backend)
+		"GATEWAY_ENGINE="+engine, "GATEWAY_DATA_DIR="+filepath.Join(dir, "data-"+engine),
+		"GATEWAY_LOG_COLLECTOR_URL="+collector, "ACCOUNTS_URL="+backend)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	url := "http://" + api
-	c, err := startServer(ctx, "gateway", url, cmd, func() error { return checkGateway(url) })
+	c, err := startServer(ctx, "gateway ("+engine+")", url, cmd, func() error { return checkGateway(url) })
 	_ = logFile.Close()
 	if err != nil {
 		log, _ := os.ReadFile(logFile.Name())

@@ -16,14 +16,24 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Target names, in the order of the report.
+// Target names, in the order of the report. gateway runs with both
+// HTTP/1 engine switches fast (the default), gateway-std with both std
+// (net/http's server and Transport).
 const (
-	targetBackend = "backend"
-	targetProxy   = "proxy"
-	targetGateway = "gateway"
+	targetBackend    = "backend"
+	targetProxy      = "proxy"
+	targetGateway    = "gateway"
+	targetGatewayStd = "gateway-std"
 )
 
-func targetNames() []string { return []string{targetBackend, targetProxy, targetGateway} }
+// targetNames are the targets a run with these options measures.
+func (o *options) targetNames() []string {
+	names := []string{targetBackend, targetProxy, targetGateway}
+	if o.std {
+		names = append(names, targetGatewayStd)
+	}
+	return names
+}
 
 // target is one process under load and what was measured of it.
 type target struct {
@@ -39,7 +49,7 @@ type target struct {
 	roundRPS         []float64
 }
 
-// measure starts the three targets and the collector, warms each up, runs
+// measure starts the targets and the collector, warms each up, runs
 // the interleaved rounds and stops everything.
 func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	dir, err := os.MkdirTemp("", "loadtest-")
@@ -79,17 +89,30 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		return nil, err
 	}
 	defer proxy.stop()
-	gw, err := startGateway(ctx, bin, dir, o.host, backend.url, lines.url)
+	var gateways []*child
+	stopGateways := sync1(func() {
+		for _, g := range gateways {
+			g.stop()
+		}
+	})
+	defer stopGateways()
+	gw, err := startGateway(ctx, bin, dir, o.host, "fast", backend.url, lines.url)
 	if err != nil {
 		return nil, err
 	}
-	stopGateway := sync1(gw.stop)
-	defer stopGateway()
-
+	gateways = append(gateways, gw)
 	targets := []*target{
 		{name: targetBackend, url: backend.url + backendPath, proc: backend},
 		{name: targetProxy, url: proxy.url + backendPath, proc: proxy},
 		{name: targetGateway, url: gw.url + gatewayPath, proc: gw},
+	}
+	if o.std {
+		std, err := startGateway(ctx, bin, dir, o.host, "std", backend.url, lines.url)
+		if err != nil {
+			return nil, err
+		}
+		gateways = append(gateways, std)
+		targets = append(targets, &target{name: targetGatewayStd, url: std.url + gatewayPath, proc: std})
 	}
 	tick := clockTick()
 	for _, t := range targets {
@@ -120,10 +143,12 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		}
 		fmt.Fprintf(log, "loadtest: round %d/%d done\n", round+1, o.rounds)
 	}
-	if err := checkGateway(gw.url); err != nil {
-		return nil, fmt.Errorf("gateway after the run: %w", err)
+	for _, g := range gateways {
+		if err := checkGateway(g.url); err != nil {
+			return nil, fmt.Errorf("%s after the run: %w", g.name, err)
+		}
 	}
-	stopGateway() // flushes the call log
+	stopGateways() // flushes the call logs
 	return newReport(o, targets, lines.Load()), nil
 }
 
