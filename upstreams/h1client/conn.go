@@ -37,10 +37,13 @@ type conn struct {
 	raw     syscall.RawConn
 	holding bool
 	held    []byte
+	// idle checks the connection before reuse (transport.go's conn).
+	idle idleCheck
 }
 
 func newConn(nc net.Conn, addr string, p *pool) *conn {
 	c := &conn{nc: nc, addr: addr, pool: p, raw: rawOf(nc)}
+	c.idle.init(c.raw)
 	c.br = bufio.NewReaderSize(connReader{c}, bufferSize)
 	c.bw = bufio.NewWriter(connWriter{c})
 	return c

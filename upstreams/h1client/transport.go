@@ -230,7 +230,7 @@ func (t *Transport) takes(req *http.Request) bool {
 // too, from its reader goroutine.
 func (t *Transport) conn(req *http.Request, addr string, deadline time.Time) (c *conn, reused bool, err error) {
 	for c = t.pool.get(addr); c != nil; c = t.pool.get(addr) {
-		if alive(c.raw) {
+		if c.idle.alive() {
 			return c, true, nil
 		}
 		c.close()

@@ -86,8 +86,8 @@ func (c *conn) serve() {
 		if !c.await(first) {
 			return
 		}
-		req, ok := c.readRequest(first)
-		if !ok || !c.serveRequest(req) {
+		ex, ok := c.readRequest(first)
+		if !ok || !c.serveRequest(ex) {
 			return
 		}
 	}
@@ -135,7 +135,7 @@ func (c *conn) goIdle() bool {
 // request's time starts with its first byte on a kept-alive connection,
 // and at the accept for a connection's first request, as in net/http:
 // ReadHeaderTimeout and ReadTimeout count from there.
-func (c *conn) readRequest(first bool) (*http.Request, bool) {
+func (c *conn) readRequest(first bool) (*incoming, bool) {
 	o := &c.srv.opts
 	start := time.Now()
 	if first {
@@ -145,7 +145,9 @@ func (c *conn) readRequest(first bool) (*http.Request, bool) {
 		// the head is still on its way: bound the wait for the rest
 		c.setRead(start, o.ReadHeaderTimeout)
 	}
-	req, seen, err := readRequestHead(c.br)
+	ex := &incoming{}
+	req := &ex.req
+	seen, err := readRequestHead(c.br, req)
 	tooLarge := c.cr.hitLimit // before limit clears it
 	c.cr.limit(-1)
 	if err != nil {
@@ -192,7 +194,7 @@ func (c *conn) readRequest(first bool) (*http.Request, bool) {
 	// out of the window, so it is set again
 	c.setWrite(start, o.WriteTimeout)
 	req.RemoteAddr = c.remote
-	return req, true
+	return ex, true
 }
 
 // headBuffered reports whether the buffered bytes hold a whole request head,
@@ -254,15 +256,16 @@ func (c *conn) lingerClose() {
 	_, _ = io.CopyN(io.Discard, c.rwc, 4<<20)
 }
 
-// serveRequest runs the handler for req and writes its answer; it reports
-// whether the connection may carry another request.
-func (c *conn) serveRequest(req *http.Request) bool {
+// serveRequest runs the handler for ex's request and writes its answer;
+// it reports whether the connection may carry another request.
+func (c *conn) serveRequest(ex *incoming) bool {
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
-	req = req.WithContext(ctx)
+	req := ex.req.WithContext(ctx)
 	w := &c.resp
 	w.reset(req)
-	hs := newHandles(w)
+	hs := &ex.handles
+	hs.init(w)
 	// as net/http: only the first Expect field counts, and an expectation
 	// other than 100-continue is refused
 	if expect := req.Header["Expect"]; len(expect) > 0 && expect[0] != "" {

@@ -15,8 +15,8 @@ var ErrHandlerDone = errors.New("h1server: ResponseWriter used after its handler
 
 // handles are what a handler holds of its request: its ResponseWriter and
 // its Body. A connection reuses one response from request to request, so
-// each request gets handles of its own (one allocation), stamped with the
-// response's generation then; the response moves to the next generation as
+// each request gets handles of its own (allocated with the request, see
+// incoming), stamped with the response's generation then; the response moves to the next generation as
 // the handler returns. A handler, or a goroutine it started, that keeps
 // either past its return thus fails instead of writing into, or reading
 // from, the next request on the connection, which behind a proxy that
@@ -26,10 +26,19 @@ type handles struct {
 	body   bodyHandle
 }
 
-// newHandles returns handles of w's current request.
-func newHandles(w *response) *handles {
+// incoming is one request as its connection reads and serves it: the
+// request parsed into, and the handles its handler is given, in one
+// allocation.
+type incoming struct {
+	req http.Request
+	handles
+}
+
+// init points h at w's current request.
+func (h *handles) init(w *response) {
 	gen := w.gen.Load()
-	return &handles{writer: writerHandle{w: w, gen: gen}, body: bodyHandle{w: w, gen: gen}}
+	h.writer = writerHandle{w: w, gen: gen}
+	h.body = bodyHandle{w: w, gen: gen}
 }
 
 // writerHandle is the http.ResponseWriter (and http.Flusher, and what
