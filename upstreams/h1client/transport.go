@@ -4,14 +4,20 @@
 // channels; on a gateway that answers in tens of microseconds those
 // hand-offs cost about a fifth of its CPU. Here a call takes an idle
 // connection, writes the request, reads the answer's headers and returns;
-// reading the body to its end puts the connection back.
+// reading the body to its end puts the connection back, unless anything
+// was read past it. With no reader goroutine to notice bytes a backend
+// writes to an idle connection (a second answer, a late 408), every idle
+// connection is peeked at before reuse and dropped if it holds any: read
+// by the next request, they would be its answer, and it may be another
+// caller's.
 //
 // Requests are written here (refusing, as net/http's Transport does,
 // control characters in header values and names or methods that are not
 // tokens). Answers are parsed here too, into one string per head, with the
 // framing (Content-Length, chunked, close-delimited) net/http's client
 // decides; a differential fuzz test holds the two parsers together. Heads
-// are bounded at 10 MiB, net/http's Transport default. The transport takes only what it can run without a second goroutine:
+// are bounded at 10 MiB, net/http's Transport default. The transport
+// takes only what it can run without a second goroutine:
 // plain-http requests with no body or a replayable body of known length, no
 // proxy, no Expect or Upgrade. Everything else (https with HTTP/2, proxies,
 // streaming uploads that may be answered before they end) is passed to
