@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 
 func TestSmokeRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts three processes and builds the gateway")
+		t.Skip("starts four processes and builds the gateway")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -39,7 +39,7 @@ func TestSmokeRun(t *testing.T) {
 	require.Equal(t, 0, code, log.String())
 	var rep report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
-	require.Len(t, rep.Targets, 3)
+	require.Len(t, rep.Targets, 4)
 	for _, tr := range rep.Targets {
 		assert.Positive(t, tr.Requests, tr.Name)
 		assert.Zero(t, tr.Errors, tr.Name)
@@ -49,7 +49,10 @@ func TestSmokeRun(t *testing.T) {
 		assert.Len(t, tr.RoundRPS, 2, tr.Name)
 	}
 	assert.Equal(t, "gateway", rep.Targets[2].Name)
+	assert.Equal(t, "gateway-std", rep.Targets[3].Name)
 	assert.Positive(t, rep.GatewayVsProxy.CPUPerRequest)
+	require.NotNil(t, rep.GatewayStdVsProxy)
+	assert.Positive(t, rep.GatewayStdVsProxy.CPUPerRequest)
 	assert.GreaterOrEqual(t, rep.CallLogLines, rep.Targets[2].Requests, "every gateway call is logged to the collector")
 	prof, err := os.ReadFile(profile)
 	require.NoError(t, err)

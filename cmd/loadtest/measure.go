@@ -17,17 +17,24 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Target names, in the order of the report.
+// Target names, in the order of the report. gateway runs with both
+// HTTP/1 engine switches fast (the default), gateway-std with both std
+// (net/http's server and Transport).
 const (
-	targetBackend = "backend"
-	targetProxy   = "proxy"
-	targetGateway = "gateway"
+	targetBackend    = "backend"
+	targetProxy      = "proxy"
+	targetGateway    = "gateway"
+	targetGatewayStd = "gateway-std"
 	// targetGatewayRedis is the gateway on the redis store (-cluster).
 	targetGatewayRedis = "gateway-redis"
 )
 
-func (o options) targetNames() []string {
+// targetNames are the targets a run with these options measures.
+func (o *options) targetNames() []string {
 	names := []string{targetBackend, targetProxy, targetGateway}
+	if o.std {
+		names = append(names, targetGatewayStd)
+	}
 	if o.cluster {
 		names = append(names, targetGatewayRedis)
 	}
@@ -48,7 +55,7 @@ type target struct {
 	roundRPS         []float64
 }
 
-// measure starts the three targets and the collector, warms each up, runs
+// measure starts the targets and the collector, warms each up, runs
 // the interleaved rounds and stops everything.
 func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	dir, err := os.MkdirTemp("", "loadtest-")
@@ -92,17 +99,30 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	if o.cluster {
 		env = rateLimitEnv()
 	}
-	gw, err := startGateway(ctx, bin, filepath.Join(dir, "memory"), o.host, backend.url, lines.url, env)
+	var gateways []*child
+	stopGateways := sync1(func() {
+		for _, g := range gateways {
+			g.stop()
+		}
+	})
+	defer stopGateways()
+	gw, err := startGateway(ctx, bin, filepath.Join(dir, "gateway"), o.host, "fast", backend.url, lines.url, env)
 	if err != nil {
 		return nil, err
 	}
-	stopGateway := sync1(gw.stop)
-	defer stopGateway()
-
+	gateways = append(gateways, gw)
 	targets := []*target{
 		{name: targetBackend, url: backend.url + backendPath, proc: backend},
 		{name: targetProxy, url: proxy.url + backendPath, proc: proxy},
 		{name: targetGateway, url: gw.url + gatewayPath, proc: gw},
+	}
+	if o.std {
+		std, err := startGateway(ctx, bin, filepath.Join(dir, "gateway-std"), o.host, "std", backend.url, lines.url, env)
+		if err != nil {
+			return nil, err
+		}
+		gateways = append(gateways, std)
+		targets = append(targets, &target{name: targetGatewayStd, url: std.url + gatewayPath, proc: std})
 	}
 	var shared *clusterRun
 	if o.cluster {
@@ -146,8 +166,10 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		}
 		fmt.Fprintf(log, "loadtest: round %d/%d done\n", round+1, o.rounds)
 	}
-	if err := checkGateway(gw.url); err != nil {
-		return nil, fmt.Errorf("gateway after the run: %w", err)
+	for _, g := range gateways {
+		if err := checkGateway(g.url); err != nil {
+			return nil, fmt.Errorf("%s after the run: %w", g.name, err)
+		}
 	}
 	var cluster *clusterReport
 	if shared != nil {
@@ -155,7 +177,7 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 			return nil, err
 		}
 	}
-	stopGateway() // flushes the call log
+	stopGateways() // flushes the call logs
 	if shared != nil {
 		shared.stopGateway()
 	}

@@ -39,7 +39,20 @@ type Server struct {
 	// Pprof serves Go's profiles under /debug/pprof/ on the admin listener.
 	// Default false: a profile costs CPU while it runs and shows internals.
 	Pprof bool `yaml:"pprof"`
+	// HTTP1 is the engine of the API listener when it serves plain HTTP
+	// (tls.mode off): fast (gateway/server/h1server, each request on its
+	// connection's goroutine) or std (net/http's server). With TLS the
+	// listener is net/http's whatever this says. Default fast. A change
+	// needs a restart. See docs/internals/http-engines.md.
+	HTTP1 string `yaml:"http1"`
 }
+
+// Engines of Server.HTTP1 (and of an upstream's transport, whose values
+// are the same words: upstreams.TransportFast and upstreams.TransportStd).
+const (
+	HTTP1Fast = "fast"
+	HTTP1Std  = "std"
+)
 
 // TLS modes.
 const (

@@ -68,6 +68,11 @@ func validateServer(p *problems, s *Server) {
 	default:
 		p.add("server.tls.mode", "must be auto, off or files, not %q", s.TLS.Mode)
 	}
+	switch s.HTTP1 {
+	case HTTP1Fast, HTTP1Std:
+	default:
+		p.add("server.http1", "must be %s or %s, not %q", HTTP1Fast, HTTP1Std, s.HTTP1)
+	}
 	t := s.Timeouts
 	for key, d := range map[string]int64{"readHeader": int64(t.ReadHeader), "read": int64(t.Read),
 		"write": int64(t.Write), "idle": int64(t.Idle), "shutdown": int64(t.Shutdown)} {
