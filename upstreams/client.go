@@ -15,8 +15,9 @@ import (
 // upstream gets its own Client, so one backend's failures, slowness and
 // connections never touch another's. Safe for concurrent use.
 //
-// A call passes, in order: the bulkhead (at most MaxConcurrent in flight),
-// the call timeout, then for each attempt the circuit breaker and the
+// A call passes, in order: the concurrency limit (which follows the
+// backend's latency, with a short queue; see ConcurrencySettings), the call
+// timeout, then for each attempt the circuit breaker and the
 // transport; idempotent calls are retried within the retry budget.
 type Client struct {
 	name      string
@@ -26,11 +27,11 @@ type Client struct {
 	transport transport
 	// bounded is transport when it bounds a call by a deadline itself, so
 	// that a call needs no timer context; nil otherwise.
-	bounded  deadlineTransport
-	breaker  *breaker
-	bulkhead *bulkhead
-	retry    *retrier
-	obs      Observer
+	bounded deadlineTransport
+	breaker *breaker
+	limit   *limiter
+	retry   *retrier
+	obs     Observer
 }
 
 // NewClient builds the client of upstream name. s is validated (the errors
@@ -53,7 +54,7 @@ func NewClient(name string, s Settings, obs Observer) (*Client, error) {
 		creds:     newCredentials(d.Auth),
 		transport: newTransport(d),
 		breaker:   newBreaker(name, d.Breaker, obs),
-		bulkhead:  newBulkhead(d.MaxConcurrent),
+		limit:     newLimiter(name, d.Concurrency, d.MaxConcurrent, obs),
 		retry:     newRetrier(d.Retry, rand.NewPCG(seed, seed>>1|1)),
 		obs:       obs,
 	}
@@ -76,7 +77,7 @@ func (c *Client) Close() { c.transport.CloseIdleConnections() }
 
 // Do sends req and implements Doer. It returns a response only for 1xx-4xx
 // answers; every failure is an *Error (see StatusFor). The response's Body
-// must be closed: closing it ends the call, releasing its bulkhead slot and
+// must be closed: closing it ends the call, releasing its concurrency slot and
 // timeout and reporting its outcome. A read error on that Body is an *Error
 // too (KindFailed, KindTimeout or KindCanceled).
 //
@@ -85,11 +86,12 @@ func (c *Client) Close() { c.transport.CloseIdleConnections() }
 func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	k := &call{c: c, parent: req.Context(), start: time.Now()}
 	k.state = CallStateFrom(k.parent)
-	if !c.bulkhead.tryAcquire() {
+	if !c.limit.acquire(k.parent) {
 		closeRequestBody(req)
 		k.report(KindBulkheadFull.String())
 		return nil, &Error{Upstream: c.name, Kind: KindBulkheadFull}
 	}
+	k.slot = time.Now()
 	var opts CallOptions
 	if k.state != nil {
 		opts = k.state.Options
@@ -111,7 +113,15 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		k.end(nil, resp.StatusCode)
 		return resp, nil
 	}
-	k.body = body{rc: resp.Body, k: k, done: done, status: resp.StatusCode}
+	limit := c.answerCap(opts)
+	if resp.ContentLength > limit && resp.StatusCode < http.StatusMultipleChoices {
+		_ = resp.Body.Close() // unread: the connection is closed, not drained
+		done(nil)             // the backend answered; its size is this route's problem
+		e := answerTooLarge(c.name, limit)
+		k.end(e, 0)
+		return nil, e
+	}
+	k.body = body{rc: resp.Body, k: k, done: done, status: resp.StatusCode, left: limit}
 	resp.Body = &k.body
 	return resp, nil
 }
@@ -133,6 +143,8 @@ type call struct {
 	// otherwise be cancelled then.
 	ended atomic.Bool
 	start time.Time
+	// slot is when the call got its concurrency slot.
+	slot time.Time
 	// body is the answer's Body, kept here so that a call is one
 	// allocation.
 	body body
@@ -252,7 +264,7 @@ func (k *call) end(err *Error, status int) {
 	} else {
 		k.ended.Store(true)
 	}
-	k.c.bulkhead.release()
+	k.c.limit.release(time.Since(k.slot), err != nil && err.Kind == KindTimeout)
 	switch {
 	case err != nil:
 		k.report(err.Kind.String())
@@ -271,17 +283,26 @@ func (k *call) report(outcome string) {
 	k.c.obs.CallDone(k.c.name, outcome, d)
 }
 
-// body ends its call at the first of EOF, a read error, or Close.
+// body ends its call at the first of EOF, a read error, Close, or the
+// answer passing its cap.
 type body struct {
 	rc     io.ReadCloser
 	k      *call
 	done   func(error)
 	status int
-	once   sync.Once
+	// left is what the answer cap still allows; a read that passes it
+	// fails with ErrAnswerTooLarge.
+	left int64
+	once sync.Once
 }
 
 func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
+	if b.left -= int64(n); b.left < 0 {
+		e := answerTooLarge(b.k.c.name, b.k.c.answerCap(b.k.options()))
+		b.finish(e)
+		return n, e
+	}
 	switch {
 	case err == nil:
 	case errors.Is(err, io.EOF):
@@ -304,7 +325,7 @@ func (b *body) Close() error {
 
 func (b *body) finish(e *Error) {
 	b.once.Do(func() {
-		if e == nil {
+		if e == nil || errors.Is(e, ErrAnswerTooLarge) {
 			b.done(nil) // not e: a nil *Error is a non-nil error
 		} else {
 			b.done(e)

@@ -149,6 +149,18 @@ type Errors struct {
 	ExposeSystemMessages bool `yaml:"exposeSystemMessages"`
 }
 
+// Defaults of routes[].maxAnswerBytes.
+const (
+	// AnswerCapFactor times mapping.maxOutputChars is a route's default
+	// answer cap: key maps shorten names, dropped nulls and field
+	// selection remove members, so an answer may be a few times its
+	// output, and no answer that is more can be sent.
+	AnswerCapFactor = 8
+	// MinAnswerCap is the least default answer cap (a describe, an answer
+	// narrowed to a few fields).
+	MinAnswerCap = 1 << 20
+)
+
 // Mapping configures the key-mapping serializer.
 type Mapping struct {
 	// MaxOutputChars: an answer at or above it is SERIALIZATION_FAILED.
@@ -285,6 +297,16 @@ type Route struct {
 	NoRetry bool `yaml:"noRetry"`
 	// MaxBodyBytes overrides server.limits.maxBodyBytes for this route.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
+	// MaxAnswerBytes caps each upstream answer this route reads: an answer
+	// that declares more is refused before its body is read, one that
+	// sends more at the first byte past it (CALLOUT_FAILED 502). Default,
+	// for a route with an upstream, AnswerCapFactor times
+	// mapping.maxOutputChars, at least MinAnswerCap: what a route can
+	// answer is bounded by maxOutputChars, and an answer several times
+	// that size can only fail. Raise it for a route whose answers shrink a
+	// lot on the way (a v1 field selection, a delete-all that lists every
+	// record). A change reloads.
+	MaxAnswerBytes int64 `yaml:"maxAnswerBytes"`
 	// BodyTimeout, when set, replaces server.timeouts.read and .write for
 	// this route's requests, so a large upload is not cut off by the
 	// listener's deadlines; counted from when the route starts.

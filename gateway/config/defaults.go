@@ -51,6 +51,9 @@ func Defaults(c *Config) {
 		if len(c.Routes[i].Methods) == 0 {
 			c.Routes[i].Methods = []string{"GET"}
 		}
+		if c.Routes[i].Upstream != "" {
+			setInt64(&c.Routes[i].MaxAnswerBytes, max(AnswerCapFactor*int64(c.Mapping.MaxOutputChars), MinAnswerCap))
+		}
 	}
 }
 

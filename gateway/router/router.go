@@ -91,7 +91,7 @@ func guard(rt *routes.Route, method string, h call.Handler, defaultMax int64) ca
 	if limit == 0 {
 		limit = defaultMax
 	}
-	opts := upstreams.CallOptions{Timeout: rt.Spec.Timeout, NoRetry: rt.Spec.NoRetry}
+	opts := upstreams.CallOptions{Timeout: rt.Spec.Timeout, NoRetry: rt.Spec.NoRetry, MaxAnswer: rt.Spec.MaxAnswerBytes}
 	return func(r *http.Request, c *call.Call) (call.Result, error) {
 		bind(c, rt, r)
 		if len(roles) > 0 && !c.Identity.HasRole(roles) {

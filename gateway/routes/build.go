@@ -135,6 +135,9 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 	if rc.BodyTimeout < 0 {
 		bad(".bodyTimeout", "must not be negative")
 	}
+	if rc.MaxAnswerBytes < 0 {
+		bad(".maxAnswerBytes", "must not be negative")
+	}
 	for i, m := range rc.Methods {
 		if !slices.Contains(httpMethods, m) {
 			bad(fmt.Sprintf(".methods[%d]", i), "%q is not an HTTP method", m)
