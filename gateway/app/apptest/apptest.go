@@ -11,8 +11,10 @@ package apptest
 // (default auto), GATEWAY_ENGINE (the API listener's and the upstream
 // transport's HTTP/1 engines, default fast), GATEWAY_DATA_DIR, GATEWAY_LOG_COLLECTOR_URL,
 // ACCOUNTS_URL, and for the cluster target GATEWAY_RATE_LIMIT_RPS,
-// GATEWAY_RATE_LIMIT_BURST, GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL;
-// what is unset takes its default (no rate limit, the memory store).
+// GATEWAY_RATE_LIMIT_BURST, GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL,
+// and GATEWAY_MAX_OUTPUT (mapping.maxOutputChars, for the payload sweep's
+// large lists); what is unset takes its default (no rate limit, the memory
+// store, the shipped output limit).
 const AccountsConfig = `server:
   listen: ${GATEWAY_LISTEN}
   adminListen: ${GATEWAY_ADMIN_LISTEN}
@@ -21,6 +23,8 @@ const AccountsConfig = `server:
   dataDir: ${GATEWAY_DATA_DIR}
   pprof: true
 versions: [v1, v2, v3]
+mapping:
+  maxOutputChars: ${GATEWAY_MAX_OUTPUT:-50000}
 auth:
   mode: none
   rateLimit:

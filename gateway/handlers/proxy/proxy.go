@@ -153,7 +153,7 @@ func (p *proxy) send(r *http.Request, body []byte) (call.Result, error) {
 
 // answer reads a 2xx answer into the handler's result.
 func (p *proxy) answer(resp *http.Response) (call.Result, error) {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, p.opts.MaxAnswerBytes+1))
+	data, err := upstreams.ReadAnswer(resp, p.opts.MaxAnswerBytes)
 	if err != nil {
 		return call.Result{}, call.Upstream(err, envelope.SObjectOperationFailed)
 	}
