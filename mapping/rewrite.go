@@ -41,6 +41,21 @@ type Options struct {
 	// ErrTooLarge, found early rather than after writing everything.
 	// 0 means DefaultMaxOutput; negative means no limit.
 	MaxOutput int
+
+	// Window, when not nil, pages a top-level array that holds more than
+	// Window.Limit elements (a backend that ignored the page it was asked
+	// for): only elements [Offset, Offset+Limit) are written, the others
+	// are still checked. An array of at most Limit elements is written
+	// whole, as the backend paged it; other documents are not affected.
+	// Windowing costs nothing more than the rewrite itself while the array
+	// is within Limit.
+	Window *Window
+}
+
+// Window is a page of a top-level array: Limit elements from Offset,
+// counted from 0. Both must not be negative.
+type Window struct {
+	Offset, Limit int
 }
 
 // level says where a value sits, for the record-depth rules.
@@ -83,6 +98,7 @@ func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
 		m:         opts.Map,
 		sel:       opts.Select,
 		dropNulls: opts.DropNulls,
+		window:    opts.Window,
 	}
 	if r.maxDepth <= 0 {
 		r.maxDepth = DefaultMaxDepth
@@ -120,6 +136,7 @@ type rewriter struct {
 	dropNulls bool
 	reject    bool
 	predict   bool
+	window    *Window
 	// keyBuf holds an escaped key once decoded; field names fit, so
 	// decoding does not allocate.
 	keyBuf [128]byte
@@ -183,15 +200,23 @@ func (r *rewriter) recordArray(depth int) error {
 // elements writes the array at r.pos, of nesting level lv.
 func (r *rewriter) elements(depth int, lv level, ks *keySlots) error {
 	elem := levelNested
+	var w *Window
 	if lv == levelTop {
-		elem = levelElement
+		elem, w = levelElement, r.window
 	}
+	pos, out := r.pos, len(r.dst)
 	r.dst = append(r.dst, '[')
 	if r.open(']') {
 		r.dst = append(r.dst, ']')
 		return r.checkSize()
 	}
-	for {
+	for i := 0; ; i++ {
+		if w != nil && i == w.Limit {
+			// More elements than the page holds: write the page again,
+			// from the array's start, as the window says.
+			r.pos, r.dst = pos, r.dst[:out]
+			return r.windowed(depth, ks, *w)
+		}
 		if err := r.value(depth, elem, ks); err != nil {
 			return err
 		}
@@ -204,6 +229,40 @@ func (r *rewriter) elements(depth int, lv level, ks *keySlots) error {
 			return r.checkSize()
 		}
 		r.dst = append(r.dst, ',')
+	}
+}
+
+// windowed writes the top-level array at r.pos, w.Limit elements from
+// w.Offset, checking the others without writing them.
+func (r *rewriter) windowed(depth int, ks *keySlots, w Window) error {
+	r.dst = append(r.dst, '[')
+	if r.open(']') {
+		r.dst = append(r.dst, ']')
+		return r.checkSize()
+	}
+	written := 0
+	for i := 0; ; i++ {
+		var err error
+		if i >= w.Offset && written < w.Limit {
+			if written > 0 {
+				r.dst = append(r.dst, ',')
+			}
+			err = r.value(depth, levelElement, ks)
+			written++
+		} else {
+			err = r.skipValue(depth)
+		}
+		if err != nil {
+			return err
+		}
+		done, err := r.next(']', afterElement)
+		if err != nil {
+			return err
+		}
+		if done {
+			r.dst = append(r.dst, ']')
+			return r.checkSize()
+		}
 	}
 }
 

@@ -144,4 +144,3 @@ func peakRSS(t *testing.T, pid int) int64 {
 	t.Fatalf("no VmHWM in /proc/%d/status", pid)
 	return 0
 }
-

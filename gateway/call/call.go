@@ -11,6 +11,7 @@ import (
 
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/mapping"
 	"github.com/restgate/gateway/upstreams"
 )
 
@@ -94,6 +95,11 @@ type Result struct {
 	// envelope.Page). Every handler that answers a part of a longer list
 	// sets it, so that no list is cut short silently.
 	Page *envelope.Page
+	// Window, when not nil, pages a JSON array that holds more records
+	// than its limit (a backend that ignored the page it was asked for):
+	// the writer applies it as it rewrites JSON (mapping.Options.Window).
+	// InternalNames, ExposedNames and MappedByHandler results only.
+	Window *mapping.Window
 	// Owner, when not nil, owns JSON's memory (a pooled upstream answer):
 	// the writer releases it once the answer is written or refused, and
 	// nothing may use JSON after that.

@@ -51,6 +51,12 @@ func New(baseURL string, doer upstreams.Doer) *Client {
 type Page struct {
 	Limit  int
 	Offset int
+	// Deferred has List return the backend's answer as it came (any JSON
+	// array), the caller applying Offset and Limit to it when it holds more
+	// than Limit records: the writer does it in its rewrite
+	// (mapping.Options.Window), in the same pass, instead of one more pass
+	// over the whole answer here.
+	Deferred bool
 }
 
 // List returns the JSON array of accounts in the answer's JSON, valid until
@@ -74,7 +80,7 @@ func (c *Client) List(ctx context.Context, page *Page) (*upstreams.Answer, error
 	if err != nil {
 		return nil, err
 	}
-	if page == nil {
+	if page == nil || page.Deferred {
 		if !isJSONArray(ans.JSON) {
 			ans.Release()
 			return nil, invalid("list is not a JSON array", nil)

@@ -100,11 +100,18 @@ func (h *collection) list(r *http.Request, _ *call.Call) (call.Result, error) {
 			return call.Result{}, err
 		}
 	}
+	var window *mapping.Window
+	if page != nil {
+		// The backend may ignore the page: the writer pages its answer as
+		// it rewrites it.
+		page.Deferred = true
+		window = &mapping.Window{Offset: page.Offset, Limit: page.Limit}
+	}
 	body, err := h.client.List(r.Context(), page)
 	if err != nil {
 		return call.Result{}, call.Upstream(err, envelope.SObjectOperationFailed)
 	}
-	return call.Result{JSON: body.JSON, Owner: body}, nil
+	return call.Result{JSON: body.JSON, Owner: body, Window: window}, nil
 }
 
 func (h *collection) create(r *http.Request, c *call.Call) (call.Result, error) {

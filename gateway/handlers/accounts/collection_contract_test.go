@@ -38,6 +38,19 @@ func TestCollectionContract(t *testing.T) {
 			wantStatus:   200, wantResult: `[{"id":"` + idB + `"}]`,
 		},
 		{
+			desc: "a backend that ignores the page is paged by the writer's rewrite", method: "GET", path: "/v2/accounts?limit=1&offset=1",
+			script: map[string][]reply{"GET /api/v1/account/?limit=1&offset=1": {{200,
+				`[{"Id":"` + idA + `","Name":null},{"Id":"` + idB + `","Name":null},{"Id":"` + idA + `"}]`}}},
+			wantUpstream: []string{"GET /api/v1/account/?limit=1&offset=1"},
+			wantStatus:   200, wantResult: `[{"id":"` + idB + `"}]`,
+		},
+		{
+			desc: "a backend that ignores the page and answers invalid JSON is a 502", method: "GET", path: "/v2/accounts?limit=1&offset=0",
+			script:       map[string][]reply{"GET /api/v1/account/?limit=1&offset=0": {{200, `[{"Id":"` + idA + `"},{"Id":x}]`}}},
+			wantUpstream: []string{"GET /api/v1/account/?limit=1&offset=0"},
+			wantStatus:   502, wantCode: "CALLOUT_FAILED", wantMessage: "not valid JSON",
+		},
+		{
 			desc: "limit alone is ignored", method: "GET", path: "/v2/accounts?limit=1",
 			script:       map[string][]reply{"GET /api/v1/account/": {{200, `[]`}}},
 			wantUpstream: []string{"GET /api/v1/account/"},
