@@ -52,6 +52,8 @@ type limiter struct {
 	winCount   int
 	winDropped bool
 	winPeak    int // most calls in flight during the window
+	// lastUpdate is when the last window closed.
+	lastUpdate time.Time
 	// long is the long-term latency average in seconds, 0 until the first
 	// window.
 	long float64
@@ -65,7 +67,8 @@ type limitObserver interface {
 
 // Window bounds of the adaptive limit: a window closes once it holds
 // windowSamples calls and lasted windowMin, or lasted windowMax with at
-// least one call.
+// least one call, or holds a call that timed out and windowMin passed
+// since the last window closed.
 const (
 	windowSamples = 32
 	windowMin     = 20 * time.Millisecond
@@ -185,12 +188,15 @@ func (l *limiter) sample(d time.Duration, dropped bool, now time.Time) {
 	l.winCount++
 	l.winDropped = l.winDropped || dropped
 	age := now.Sub(l.winStart)
-	if !(l.winCount >= windowSamples && age >= windowMin) && age < windowMax {
+	due := l.winCount >= windowSamples && age >= windowMin || age >= windowMax ||
+		l.winDropped && now.Sub(l.lastUpdate) >= windowMin // a timeout is news enough
+	if !due {
 		return
 	}
 	short := (l.winSum / time.Duration(l.winCount)).Seconds()
 	l.update(short, l.winDropped, l.winPeak)
 	l.winSum, l.winCount, l.winDropped, l.winPeak = 0, 0, false, l.inFlight
+	l.lastUpdate = now
 }
 
 // update moves the limit by one window whose mean latency was short
