@@ -60,7 +60,7 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 	if now == nil {
 		now = time.Now
 	}
-	ups, err := sh.Upstreams.Resolve(cfg.Upstreams)
+	ups, err := sh.Upstreams.ResolveFor(cfg.Upstreams, refusalKinds(cfg))
 	if err != nil {
 		return nil, err
 	}
