@@ -128,6 +128,13 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 		bad(".upstreamPath", "required for kind proxy")
 	}
 	for _, p := range upstreamParams(rc.UpstreamPath) {
+		if p == "apiVersion" {
+			// The upstream's configured version, not a path parameter.
+			if _, ok := cfg.Upstreams[rc.Upstream].Options["apiVersion"]; !ok && rc.Upstream != "" {
+				bad(".upstreamPath", "{apiVersion} needs upstreams.%s.options.apiVersion", rc.Upstream)
+			}
+			continue
+		}
 		if !slices.Contains(PathParams(rc.Path), p) {
 			bad(".upstreamPath", "{%s} is not a parameter of %s", p, rc.Path)
 		}

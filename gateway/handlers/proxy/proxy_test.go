@@ -160,7 +160,7 @@ func TestRejectionMessageReachesSystemMessage(t *testing.T) {
 
 func TestSharedClientFailures(t *testing.T) {
 	t.Parallel()
-	base, _ := fakeBackend(t, 503, "application/json", `{}`)
+	base, _ := fakeBackend(t, 500, "application/json", `{}`)
 	client, err := upstreams.NewClient("fake", upstreams.Settings{URL: base,
 		Breaker: upstreams.BreakerSettings{ConsecutiveFailures: 1}, Retry: upstreams.RetrySettings{Attempts: 1}}, nil)
 	require.NoError(t, err)
