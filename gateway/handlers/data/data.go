@@ -224,4 +224,3 @@ func statement(r *http.Request) (string, error) {
 	}
 	return qs[0], nil
 }
-

@@ -80,10 +80,10 @@ type Query struct {
 	// Subqueries are the parent-to-child subqueries, each after
 	// Subquery.After of Fields.
 	Subqueries []Subquery
-	Type    string
-	Where   []Condition
-	OrderBy string
-	Desc    bool
+	Type       string
+	Where      []Condition
+	OrderBy    string
+	Desc       bool
 	// Limit is -1 when the query has no LIMIT.
 	Limit  int
 	Offset int
