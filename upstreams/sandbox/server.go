@@ -52,6 +52,9 @@ type Options struct {
 	// upload: session timeout (tests set it short), the static token, the
 	// API version floor.
 	Org sfdc.OrgOptions
+	// QueryBatch is how many records a query answer holds before its
+	// nextRecordsUrl (a subquery at most 200). Default 2000, the real API's.
+	QueryBatch int
 }
 
 // Start opens dataDir's SQLite file (creating and seeding it the first
@@ -67,7 +70,7 @@ func StartWith(dataDir string, logger *slog.Logger, opts Options) (*Server, erro
 		return nil, err
 	}
 	org := sfdc.NewOrg(opts.Org)
-	h, err := handler(db, dataDir, org)
+	h, err := handler(db, dataDir, org, opts.QueryBatch)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -111,7 +114,7 @@ func (s *Server) Close(ctx context.Context) error {
 // handler mounts each contract under its prefix. The data and files hosts
 // are one org's: each serves the data API, the Connect resources and the
 // token endpoint, with org's sessions.
-func handler(db *sql.DB, dataDir string, org *sfdc.Org) (http.Handler, error) {
+func handler(db *sql.DB, dataDir string, org *sfdc.Org, batch int) (http.Handler, error) {
 	if err := sfdc.EnsureTables(db); err != nil {
 		return nil, err
 	}
@@ -125,7 +128,7 @@ func handler(db *sql.DB, dataDir string, org *sfdc.Org) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	dataH, err := dataapi.New(db, dataapi.WithOrg(org))
+	dataH, err := dataapi.New(db, dataapi.WithOrg(org), dataapi.WithBatchSize(batch))
 	if err != nil {
 		return nil, err
 	}

@@ -188,7 +188,7 @@ func (a *api) records(ctx context.Context, v string, b soql.Bound, query string,
 				rec.add(it.Parent.Relationship, parents[it.Parent][id])
 			case it.Child != nil:
 				q, cb := it.Child.For(rec.id)
-				res, err := a.batchOf(ctx, v, q, cb, 0, childBatch)
+				res, err := a.batchOf(ctx, v, q, cb, 0, min(a.batch, childBatch))
 				if err != nil {
 					return nil, err
 				}
@@ -203,8 +203,9 @@ func (a *api) records(ctx context.Context, v string, b soql.Bound, query string,
 	return out, nil
 }
 
-// childBatch is how many records of a subquery a parent record carries
-// before its nextRecordsUrl, as the real API pages subqueries.
+// childBatch is the most records of a subquery a parent record carries
+// before its nextRecordsUrl, as the real API pages subqueries (fewer when
+// the query batch is smaller).
 const childBatch = 200
 
 // parents reads the parent records of recs through p, by Id.
