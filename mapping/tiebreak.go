@@ -69,10 +69,12 @@ func DeriveKeyMapWith(fields []string, fixed map[string]string) (*KeyMap, []TieB
 	}
 	pairs := make(map[string]string, len(order))
 	taken := make(map[string]bool, 2*len(order))
+	holder := make(map[string]string, len(fixed))
 	for _, f := range order {
 		if e, ok := fixed[f]; ok {
 			pairs[f] = e
 			taken[e] = true
+			holder[e] = f
 		}
 	}
 	claims := make(map[string][]string)
@@ -111,6 +113,8 @@ func DeriveKeyMapWith(fields []string, fixed map[string]string) (*KeyMap, []TieB
 		if first == 0 {
 			tb.Kept = cands[0]
 			cands = cands[1:]
+		} else if h, ok := holder[exposed]; ok {
+			tb.Kept = h + " (explicit)"
 		}
 		losers = append(losers, cands...)
 		breaks = append(breaks, tb)

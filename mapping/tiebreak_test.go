@@ -31,7 +31,7 @@ func TestDeriveKeyMapWith(t *testing.T) {
 			breaks: []string{`"account": Account kept; Account__c -> "accountC"`}},
 		{desc: "explicit name wins", fields: []string{"Type", "Kind__c"}, fixed: map[string]string{"Kind__c": "type"},
 			want:   map[string]string{"Type": "type2", "Kind__c": "type"},
-			breaks: []string{`"type": (explicit) kept; Type -> "type2"`}},
+			breaks: []string{`"type": Kind__c (explicit) kept; Type -> "type2"`}},
 		{desc: "standard without suffix gets a number", fields: []string{"Foo_Bar", "FooBar"},
 			want: map[string]string{"FooBar": "fooBar", "Foo_Bar": "fooBar2"}},
 	}

@@ -94,6 +94,12 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 		Logger:               sh.Logger,
 		Now:                  now,
 	})
+	for name, m := range table.Models {
+		if len(m.TieBreaks) > 0 && sh.Logger != nil {
+			sh.Logger.Warn("derived field names collide: tie-breaks applied (override with models.<type>.versions.<version>.mapKeys)",
+				"type", name, "tiebreaks", m.TieBreaks)
+		}
+	}
 	env := newKindEnv(cfg, table, ups, sh)
 	mux, err := router.New(table, router.Options{Kinds: env.kinds(), Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes})
 	if err != nil {

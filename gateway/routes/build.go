@@ -83,19 +83,15 @@ func buildModel(name string, mc config.Model, versions []string) (*Model, []erro
 		}
 	}
 	for _, v := range versions {
-		pairs := make(map[string]string, len(mc.Fields))
-		for _, f := range mc.Fields {
-			pairs[f] = mapping.Derive(f)
-		}
-		for k, e := range mc.Versions[v].MapKeys {
-			pairs[k] = e
-		}
-		km, err := mapping.NewKeyMap(pairs)
+		km, breaks, err := mapping.DeriveKeyMapWith(mc.Fields, mc.Versions[v].MapKeys)
 		if err != nil {
 			errs = append(errs, errorf(path, "key map of %s: %v", v, err))
 			continue
 		}
 		m.Maps[v] = km
+		for _, tb := range breaks {
+			m.TieBreaks = append(m.TieBreaks, v+": "+tb.String())
+		}
 	}
 	return m, errs
 }
