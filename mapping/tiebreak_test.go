@@ -1,6 +1,8 @@
 package mapping
 
 import (
+	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -147,4 +149,39 @@ func TestLinksReplaceAndDrop(t *testing.T) {
 	out, err := Rewrite(nil, []byte(src), Options{Links: links, MaxOutput: -1})
 	require.NoError(t, err)
 	assert.Equal(t, `{"name":"x","urls":{"sobject":"/v2/sobjects/Account"},"list":[{},{"k":1}]}`, string(out))
+}
+
+// BenchmarkRewriteTypedRecords is a query answer of 200 contacts, each with
+// its Account parent, mapped by type with the links of a data answer.
+func BenchmarkRewriteTypedRecords(b *testing.B) {
+	contact, _, _ := DeriveKeyMapWith([]string{"Id", "FirstName", "LastName", "Email", "Account", "Description", "Description__c"}, nil)
+	account, _, _ := DeriveKeyMapWith([]string{"Id", "Name", "Type", "Type__c"}, nil)
+	types := func(typ []byte) *KeyMap {
+		if string(typ) == "Account" {
+			return account
+		}
+		return contact
+	}
+	links := &Links{Keys: NewFieldSet("url", "nextRecordsUrl"), Value: func(dst []byte, _ string, _ []byte) ([]byte, bool, error) {
+		return dst, false, nil
+	}}
+	var src bytes.Buffer
+	src.WriteString(`{"totalSize":200,"done":true,"records":[`)
+	for i := range 200 {
+		if i > 0 {
+			src.WriteByte(',')
+		}
+		fmt.Fprintf(&src, `{"attributes":{"type":"Contact","url":"/services/data/v62.0/sobjects/Contact/003%015d"},"Id":"003%015d","FirstName":"Ann","LastName":"Lee","Email":"ann@example.com","Description":"d","Description__c":"c","Account":{"attributes":{"type":"Account","url":"/services/data/v62.0/sobjects/Account/001A"},"Name":"Acme","Type":"Customer","Type__c":"Gold"}}`, i, i)
+	}
+	src.WriteString(`]}`)
+	opts := Options{Types: types, Links: links, MaxOutput: -1}
+	dst := make([]byte, 0, src.Len())
+	b.SetBytes(int64(src.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if dst, err = Rewrite(dst[:0], src.Bytes(), opts); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
