@@ -117,7 +117,7 @@ func (r *rewriter) object(depth int, lv level, ks *keySlots) error {
 			}
 		}
 
-		if k.link && !k.skip {
+		if k.link && !k.skip && (r.links.Keys != nil || pos < len(src) && src[pos] == '"') {
 			var wrote bool
 			var err error
 			if pos, dst, wrote, err = r.link(src, pos, dst, depth, k, src[keyStart:keyEnd], escaped, first); err != nil {

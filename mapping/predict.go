@@ -116,7 +116,7 @@ func (r *rewriter) decide(raw []byte, escaped, record bool) (keyInfo, error) {
 			info.member = r.m.targets[mapped].member
 		}
 	}
-	if r.links != nil && r.links.Keys.hasKey(key) {
+	if r.links != nil && (r.links.Keys == nil || r.links.Keys.hasKey(key)) {
 		info.link = true
 	}
 	if record {

@@ -107,9 +107,6 @@ func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
 		r.m = nil
 	}
 	r.types, r.links = opts.Types, opts.Links
-	if r.links != nil && r.links.Keys == nil {
-		r.links = nil
-	}
 	r.reject = opts.RejectUnknown && r.m != nil && r.types == nil
 	r.predict = predict
 

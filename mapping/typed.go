@@ -9,7 +9,10 @@ package mapping
 // whose key is in Keys, at any depth, matched before mapping, goes to
 // Value instead of being copied.
 type Links struct {
-	// Keys are the member names handed to Value.
+	// Keys are the member names handed to Value. Nil hands over every
+	// member whose value is a string, with key "" (a backend whose
+	// addresses stand under many names); members so taken are not
+	// predicted, which costs speed, not allocations.
 	Keys *FieldSet
 	// Value appends the member's new value to dst and returns the extended
 	// slice, or returns keep false to leave the member out. key is the
@@ -121,11 +124,14 @@ func (r *rewriter) link(src []byte, pos int, dst []byte, depth int, k keyInfo, k
 		return 0, nil, false, err
 	}
 	raw := src[pos:r.pos]
-	name := keyTok[1 : len(keyTok)-1]
-	if escaped {
-		name = r.decodeKey(name)
+	key := ""
+	if r.links.Keys != nil {
+		name := keyTok[1 : len(keyTok)-1]
+		if escaped {
+			name = r.decodeKey(name)
+		}
+		key = r.links.Keys.list[r.links.Keys.index.find(name)]
 	}
-	idx := r.links.Keys.index.find(name)
 	mark := len(dst)
 	if k.member != nil {
 		m := k.member
@@ -140,7 +146,7 @@ func (r *rewriter) link(src []byte, pos int, dst []byte, depth int, k keyInfo, k
 		dst = append(dst, keyTok...)
 		dst = append(dst, ':')
 	}
-	out, keep, err := r.links.Value(dst, r.links.Keys.list[idx], raw)
+	out, keep, err := r.links.Value(dst, key, raw)
 	if err != nil {
 		return 0, nil, false, err
 	}

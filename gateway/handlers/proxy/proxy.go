@@ -18,6 +18,7 @@ import (
 	"github.com/restgate/gateway/gateway/handlers/data"
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/mapping"
 	"github.com/restgate/gateway/upstreams"
 )
 
@@ -100,7 +101,8 @@ func New(backends router.Resolver[Backend], opts Options) router.Factory {
 		if err != nil {
 			return nil, err
 		}
-		p := &proxy{backend: b, target: t, upstream: rt.Spec.Upstream, resultPath: rt.Spec.ResultPath, opts: opts}
+		p := &proxy{backend: b, target: t, upstream: rt.Spec.Upstream, resultPath: rt.Spec.ResultPath, opts: opts,
+			hostLinks: hostLinks(b.BaseURL)}
 		if b.Records != nil {
 			if opts.Table == nil {
 				return nil, fmt.Errorf("upstream %q: a data API backend needs the route table", rt.Spec.Upstream)
@@ -130,6 +132,8 @@ type proxy struct {
 	opts       Options
 	// links rewrites backend addresses when backend.Records is set.
 	links *data.Linker
+	// hostLinks removes the addresses on the backend's host otherwise.
+	hostLinks *mapping.Links
 }
 
 func (p *proxy) forward(r *http.Request, c *call.Call) (call.Result, error) {
@@ -236,7 +240,7 @@ func (p *proxy) answer(resp *http.Response) (call.Result, error) {
 		}
 		data = m
 	}
-	return call.Result{Status: status, JSON: data}, nil
+	return call.Result{Status: status, JSON: data, Links: p.hostLinks}, nil
 }
 
 func (p *proxy) invalid(format string, args ...any) *upstreams.Error {
