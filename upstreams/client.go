@@ -243,6 +243,8 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		switch {
 		case err != nil:
 			last = k.classify(err)
+		case resp.StatusCode < http.StatusOK || resp.StatusCode > 599:
+			last = malformedStatus(c.name, resp)
 		case resp.StatusCode == http.StatusUnauthorized && tok != nil && !renewed:
 			// The session ended (INVALID_SESSION_ID): renew the token once
 			// and send again, as the backend ran nothing.
