@@ -23,7 +23,8 @@ const gatewayPath = "/v2/accounts"
 
 // buildGateway compiles cmd/gateway into dir.
 func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error) {
-	bin := filepath.Join(dir, "gateway")
+	// Not "gateway": that is the directory of the first gateway started.
+	bin := filepath.Join(dir, "gateway.bin")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/restgate/gateway/cmd/gateway")
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {

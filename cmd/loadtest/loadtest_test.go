@@ -74,8 +74,9 @@ func TestSmokeRunCluster(t *testing.T) {
 	require.Equal(t, 0, code, log.String())
 	var rep report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
-	require.Len(t, rep.Targets, 4)
-	assert.Equal(t, "gateway-redis", rep.Targets[3].Name)
+	// backend, proxy, gateway, gateway-std (the net/http engines), gateway-redis
+	require.Len(t, rep.Targets, 5)
+	assert.Equal(t, "gateway-redis", rep.Targets[4].Name)
 	for _, tr := range rep.Targets {
 		assert.Positive(t, tr.Requests, tr.Name)
 		assert.Zero(t, tr.Errors, "%s: a limit never reached refuses nothing", tr.Name)
