@@ -164,7 +164,8 @@ func TestModelOfAnUndeclaredTypeDescribesOnce(t *testing.T) {
 	wg.Wait()
 	for _, a := range results {
 		require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
-		assert.JSONEq(t, `{"AccountId":"accountId","Email":"email","FirstName":"firstName","Id":"id","LastName":"lastName"}`, string(a.Result))
+		assert.JSONEq(t, `{"Account":"account","AccountId":"accountId","Email":"email","FirstName":"firstName","Id":"id","LastName":"lastName"}`, string(a.Result),
+			"fields and the relationship names of the describe")
 	}
 	assert.Equal(t, int32(1), api.describes.Load(), "one describe for 50 concurrent requests")
 
@@ -172,4 +173,23 @@ func TestModelOfAnUndeclaredTypeDescribesOnce(t *testing.T) {
 	a := get(t, gw, queryPath("v2", "SELECT mixed"))
 	require.Equal(t, http.StatusOK, a.Status)
 	assert.Equal(t, int32(3), api.describes.Load(), "AggregateResult and the declared Account (for its relationships) were described for the query")
+}
+
+func TestSubqueriesAndBareSearchAgainstDocumentedShapes(t *testing.T) {
+	t.Parallel()
+	api := newFakeAPI(t)
+	gw := newGateway(t, api.URL, handlertest.Client(t))
+	a := get(t, gw, queryPath("v2", "SELECT with children"))
+	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
+	assert.JSONEq(t, `{"totalSize":2,"done":true,"records":[
+		{"attributes":{"type":"Account"},"name":"Acme",
+		 "Contacts":{"totalSize":3,"done":false,"nextRecordsUrl":"/v2/query/01gD0000002HU6KIAW-200",
+		  "records":[{"attributes":{"type":"Contact"},"lastName":"Lee","account":{"attributes":{"type":"Account"},"name":"Acme"}}]}},
+		{"attributes":{"type":"Account"},"name":"Initech"}]}`, string(a.Result),
+		"each record by its own type; the subquery's next batch through the gateway (the fake's Account declares no Contacts relationship, so the name stays)")
+
+	a = get(t, gw, "/v2/search?q=FIND+%7Bbare%7D")
+	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
+	assert.JSONEq(t, `{"searchRecords":[{"attributes":{"type":"Contact"},"id":"003B","firstName":"Ann"}]}`, string(a.Result),
+		"a v35.0 bare array answered in the one shape")
 }
