@@ -23,8 +23,7 @@ const gatewayPath = "/v2/accounts"
 
 // buildGateway compiles cmd/gateway into dir.
 func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error) {
-	// Not "gateway": that is the directory of the first gateway started.
-	bin := filepath.Join(dir, "gateway.bin")
+	bin := filepath.Join(dir, "gateway")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/restgate/gateway/cmd/gateway")
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
