@@ -59,8 +59,13 @@ func readyToTrip(s BreakerSettings) func(gobreaker.Counts) bool {
 }
 
 // isExcluded keeps calls the gateway's own client abandoned out of the
-// counts: a burst of impatient clients says nothing about the backend.
+// counts: a burst of impatient clients says nothing about the backend. An
+// attempt refused for an ended session, renewed and sent again, is not
+// counted either.
 func isExcluded(err error) bool {
+	if err == errStaleToken {
+		return true
+	}
 	ue := AsError(err)
 	return ue != nil && ue.Kind == KindCanceled
 }

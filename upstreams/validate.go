@@ -147,6 +147,7 @@ func (s Settings) Validate(path string) []error {
 	for _, e := range s.Auth.validate() {
 		bad("auth."+e.Path, e.Problem)
 	}
+	errs = append(errs, s.Auth.OAuth.validate(path+".auth.oauth")...)
 	return errs
 }
 

@@ -83,19 +83,15 @@ func buildModel(name string, mc config.Model, versions []string) (*Model, []erro
 		}
 	}
 	for _, v := range versions {
-		pairs := make(map[string]string, len(mc.Fields))
-		for _, f := range mc.Fields {
-			pairs[f] = mapping.Derive(f)
-		}
-		for k, e := range mc.Versions[v].MapKeys {
-			pairs[k] = e
-		}
-		km, err := mapping.NewKeyMap(pairs)
+		km, breaks, err := mapping.DeriveKeyMapWith(mc.Fields, mc.Versions[v].MapKeys)
 		if err != nil {
 			errs = append(errs, errorf(path, "key map of %s: %v", v, err))
 			continue
 		}
 		m.Maps[v] = km
+		for _, tb := range breaks {
+			m.TieBreaks = append(m.TieBreaks, v+": "+tb.String())
+		}
 	}
 	return m, errs
 }
@@ -128,6 +124,13 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 		bad(".upstreamPath", "required for kind proxy")
 	}
 	for _, p := range upstreamParams(rc.UpstreamPath) {
+		if p == "apiVersion" {
+			// The upstream's configured version, not a path parameter.
+			if _, ok := cfg.Upstreams[rc.Upstream].Options["apiVersion"]; !ok && rc.Upstream != "" {
+				bad(".upstreamPath", "{apiVersion} needs upstreams.%s.options.apiVersion", rc.Upstream)
+			}
+			continue
+		}
 		if !slices.Contains(PathParams(rc.Path), p) {
 			bad(".upstreamPath", "{%s} is not a parameter of %s", p, rc.Path)
 		}
