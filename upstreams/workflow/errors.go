@@ -39,17 +39,19 @@ func (e *ParamError) Unwrap() error { return ErrInvalidParam }
 // logs and system messages, and an engine stack trace is not useful there.
 const maxMessage = 500
 
-// statusError turns a non-2xx answer into the upstream error. A 401 or 403
-// means the gateway's own engine credentials are wrong, which is the
-// gateway's failure and not the caller's, so it is KindFailed with the
-// status kept for the log; other 4xx keep their status as KindRejected.
+// statusError turns a non-2xx answer into the upstream error. A 401, or a
+// 403 that is not the engine's own refusal (BusinessRefusal), means the
+// gateway's engine credentials are wrong, which is the gateway's failure
+// and not the caller's, so it is KindFailed with the status kept for the
+// log; other 4xx, the engine's 403 refusals included, keep their status
+// and message as KindRejected.
 func statusError(status int, body []byte) *upstreams.Error {
 	msg := errorMessage(body)
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
 	e := upstreams.NewStatusError(Upstream, status, "", msg)
-	if status == http.StatusUnauthorized || status == http.StatusForbidden {
+	if status == http.StatusUnauthorized || status == http.StatusForbidden && !BusinessRefusal("", msg) {
 		e.Kind = upstreams.KindFailed
 	}
 	return e
