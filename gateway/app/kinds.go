@@ -55,7 +55,7 @@ func (e kindEnv) kinds() map[string]router.Factory {
 		config.KindAccount:   accounts.Item(accountClients, accountOpts),
 		config.KindWorkflow: workflow.New(resolver(e.upstreams, func(up Upstream) (*upworkflow.Client, error) {
 			return upworkflow.New(up.BaseURL, up.Client), nil
-		}), maxDepth),
+		}), e.table, maxDepth),
 		config.KindData: data.New(dataBackends, e.table, data.Options{MaxDepth: maxDepth}),
 		config.KindFiles: files.New(resolver(e.upstreams, func(up Upstream) (*upfiles.Client, error) {
 			opts := up.Client.Settings().Options
