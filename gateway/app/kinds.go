@@ -38,7 +38,11 @@ func (e kindEnv) kinds() map[string]router.Factory {
 	maxDepth := e.cfg.Server.Limits.MaxJSONDepth
 	accountOpts := accounts.Options{MaxDepth: maxDepth}
 	accountClients := resolver(e.upstreams, func(up Upstream) (*upaccounts.Client, error) {
-		return upaccounts.New(up.BaseURL, up.Client), nil
+		opts, errs := upaccounts.ParseOptions(up.Client.Settings().Options)
+		if len(errs) > 0 { // the route table refused them already
+			return nil, fmt.Errorf("upstreams.%s.options.%s", up.Client.Name(), errs[0])
+		}
+		return upaccounts.New(up.BaseURL, up.Client, opts), nil
 	})
 	dataBackends := data.Backends(resolver(e.upstreams, func(up Upstream) (*data.Backend, error) {
 		return data.NewBackend(up.BaseURL, up.Client.Settings().Options, up.Client, 0)

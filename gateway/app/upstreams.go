@@ -22,12 +22,13 @@ type UpstreamSet struct {
 	mu       sync.Mutex
 	clients  map[string]*upstreams.Client
 	observer upstreams.Observer
-	sandbox  func(name string) (string, error)
+	sandbox  func(name, flavour string) (string, error)
 }
 
 // NewUpstreamSet returns an empty set. sandbox resolves the base URL of an
-// upstream whose url is "sandbox" (starting the sandbox when needed).
-func NewUpstreamSet(obs upstreams.Observer, sandbox func(name string) (string, error)) *UpstreamSet {
+// upstream whose url is "sandbox" or "sandbox:<flavour>" (flavour "" for
+// the first), starting the sandbox when needed.
+func NewUpstreamSet(obs upstreams.Observer, sandbox func(name, flavour string) (string, error)) *UpstreamSet {
 	return &UpstreamSet{clients: make(map[string]*upstreams.Client), observer: obs, sandbox: sandbox}
 }
 
@@ -41,8 +42,8 @@ func (s *UpstreamSet) Resolve(cfg map[string]upstreams.Settings) (map[string]Ups
 	next := make(map[string]*upstreams.Client, len(cfg))
 	for name, settings := range cfg {
 		base := settings.URL
-		if base == upstreams.SandboxURL {
-			u, err := s.sandbox(name)
+		if flavour, ok := upstreams.SandboxFlavour(base); ok {
+			u, err := s.sandbox(name, flavour)
 			if err != nil {
 				return nil, fmt.Errorf("upstreams.%s.url: %w", name, err)
 			}

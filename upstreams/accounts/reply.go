@@ -129,19 +129,19 @@ func splitArray(body []byte) ([]json.RawMessage, error) {
 	return items, nil
 }
 
-// window applies offset and limit to a JSON array when the backend answered
-// more than limit records; an answer already within limit is returned as it
-// came, as the backend paged it.
-func window(body []byte, offset, limit int) ([]byte, error) {
+// window cuts the page of offset and limit (negative: the rest) out of the
+// whole list body and says where it sits.
+func window(body []byte, offset, limit int) ([]byte, Placement, error) {
 	items, err := splitArray(body)
 	if err != nil {
-		return nil, err
+		return nil, Placement{}, err
 	}
-	if len(items) <= limit {
-		return body, nil
+	total := len(items)
+	items = items[min(offset, total):]
+	if limit >= 0 {
+		items = items[:min(limit, len(items))]
 	}
-	items = items[min(offset, len(items)):]
-	items = items[:min(limit, len(items))]
+	p := Placement{Start: offset, Size: len(items), Total: int64(total), More: offset+len(items) < total}
 	size := 2
 	for _, it := range items {
 		size += len(it) + 1
@@ -154,7 +154,7 @@ func window(body []byte, offset, limit int) ([]byte, error) {
 		}
 		out = append(out, it...)
 	}
-	return append(out, ']'), nil
+	return append(out, ']'), p, nil
 }
 
 // firstObject unwraps a Get answer: the first element of an array, or a
