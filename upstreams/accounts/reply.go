@@ -93,15 +93,6 @@ func unquote(s string) string {
 
 var errNotArray = errors.New("not a JSON array")
 
-// isJSONArray reports whether body has the shape of one JSON array. It does
-// not validate the elements: the gateway's writer rewrites every byte of the
-// answer anyway and answers CALLOUT_FAILED for invalid JSON, so a second
-// full scan here would only double the cost of every list.
-func isJSONArray(body []byte) bool {
-	t := bytes.TrimSpace(body)
-	return len(t) >= 2 && t[0] == '[' && t[len(t)-1] == ']'
-}
-
 // splitArray returns the elements of a JSON array without decoding them.
 func splitArray(body []byte) ([]json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
