@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/restgate/gateway/upstreams"
+	"github.com/restgate/gateway/upstreams/jsonspan"
 )
 
 // Page selects a window of the account list: Offset records skipped, then
@@ -51,7 +52,7 @@ func (c *Client) List(ctx context.Context, page *Page) (*upstreams.Answer, Place
 	if err != nil {
 		return nil, Placement{}, err
 	}
-	n, ok := countElements(ans.JSON)
+	n, ok := jsonspan.Count(ans.JSON)
 	if !ok {
 		ans.Release()
 		return nil, Placement{}, invalid("list is not a JSON array", nil)
@@ -78,59 +79,4 @@ func (c *Client) List(ctx context.Context, page *Page) (*upstreams.Answer, Place
 	}
 	ans.JSON = out
 	return ans, p, nil
-}
-
-// countElements counts the elements of a JSON array without decoding
-// them: the list's hot path must not decode every record to count it. It
-// reports false for anything but an array; the elements themselves are
-// validated by the gateway's writer, which rewrites every byte anyway.
-func countElements(body []byte) (int, bool) {
-	i := skipSpace(body, 0)
-	if i >= len(body) || body[i] != '[' {
-		return 0, false
-	}
-	depth, n, inString, seen := 0, 0, false, false
-	for ; i < len(body); i++ {
-		b := body[i]
-		if inString {
-			switch b {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch b {
-		case '"':
-			inString = true
-		case '[', '{':
-			depth++
-		case ']', '}':
-			depth--
-			if depth == 0 {
-				if seen {
-					n++
-				}
-				return n, skipSpace(body, i+1) == len(body)
-			}
-		case ',':
-			if depth == 1 {
-				n++
-			}
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		if depth >= 1 && b != ' ' && !(depth == 1 && (b == '[' || b == ',')) {
-			seen = true
-		}
-	}
-	return 0, false
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
 }

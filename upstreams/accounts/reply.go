@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 
 	"github.com/restgate/gateway/upstreams"
+	"github.com/restgate/gateway/upstreams/jsonspan"
 )
 
 // ValidID reports whether id has the form of an account id: 15 or 18 ASCII
@@ -91,31 +91,13 @@ func unquote(s string) string {
 	return s
 }
 
-var errNotArray = errors.New("not a JSON array")
+var errNotArray = errors.New("not a JSON array, or one whose brackets, braces or strings do not balance")
 
 // splitArray returns the elements of a JSON array without decoding them.
-func splitArray(body []byte) ([]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
+func splitArray(body []byte) ([][]byte, error) {
+	var items [][]byte
+	if !jsonspan.Array(body, func(e []byte) { items = append(items, e) }) {
 		return nil, errNotArray
-	}
-	var items []json.RawMessage
-	for dec.More() {
-		var item json.RawMessage
-		if err := dec.Decode(&item); err != nil {
-			return nil, err
-		}
-		items = append(items, item)
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the array")
 	}
 	return items, nil
 }

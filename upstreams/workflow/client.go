@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/restgate/gateway/upstreams"
+	"github.com/restgate/gateway/upstreams/jsonspan"
 )
 
 // Upstream is the upstream name this adapter reports in its errors.
@@ -131,18 +132,18 @@ func (c *Client) getList(ctx context.Context, path string, query url.Values) (Li
 		return List{}, invalid(fmt.Errorf("GET %s: %w", path, err))
 	}
 	data := bytes.TrimSpace(envelope.Data)
-	var items []json.RawMessage
-	if len(data) == 0 || data[0] != '[' || json.Unmarshal(data, &items) != nil {
+	n, ok := jsonspan.Count(data) // the items are the caller's to read; json.Unmarshal checked their syntax
+	if !ok {
 		return List{}, invalid(fmt.Errorf("GET %s: answer has no data array", path))
 	}
-	l := List{Data: data, Start: envelope.Start, Size: len(items), Total: -1}
+	l := List{Data: data, Start: envelope.Start, Size: n, Total: -1}
 	if envelope.Total != nil {
 		l.Total = *envelope.Total
 	}
 	// A start past the end answers no items and the whole list's total.
 	if envelope.Size != l.Size || l.Size > 0 && l.Total >= 0 && l.Total < int64(l.Start+l.Size) {
 		return List{}, invalid(fmt.Errorf("GET %s: the list envelope does not add up (start %d, size %d, total %d, %d items)",
-			path, envelope.Start, envelope.Size, l.Total, len(items)))
+			path, envelope.Start, envelope.Size, l.Total, n))
 	}
 	return l, nil
 }

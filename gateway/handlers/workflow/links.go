@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -10,6 +9,7 @@ import (
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/mapping"
+	"github.com/restgate/gateway/upstreams/jsonspan"
 )
 
 // links turns the engine's links into the gateway's. The engine writes
@@ -82,77 +82,91 @@ func (l links) userPath(version string) self {
 // none removes a record's url.
 func none(string) string { return "" }
 
+var errNotRecords = errors.New("engine answer is not a JSON object, or a JSON array of them")
+
 // rewriteList rewrites every record of a JSON array.
 func rewriteList(list []byte, s self) ([]byte, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(list, &items); err != nil {
-		return nil, err
-	}
 	out := make([]byte, 0, len(list))
 	out = append(out, '[')
-	for i, it := range items {
-		if i > 0 {
+	var err error
+	ok := jsonspan.Array(list, func(rec []byte) {
+		if err != nil {
+			return
+		}
+		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		rec, err := rewrite(it, s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rec...)
+		out, err = appendRewritten(out, rec, s)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errNotRecords
 	}
 	return append(out, ']'), nil
 }
 
-// member is one member of a JSON object, its value as it came.
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
 // rewrite rewrites one engine record: url becomes s(id) or goes, every
 // other link of the record goes, and so does each variable's valueUrl. The
-// members' order and values are kept byte for byte; a variable's value is
-// the caller's data and is not looked into.
+// members' order and bytes are kept; a variable's value is the caller's
+// data and is not looked into.
 func rewrite(rec []byte, s self) ([]byte, error) {
-	members, err := objectMembers(rec)
-	if err != nil {
-		return nil, err
-	}
+	return appendRewritten(make([]byte, 0, len(rec)), rec, s)
+}
+
+func appendRewritten(out, rec []byte, s self) ([]byte, error) {
 	var id string
-	for _, m := range members {
-		if m.key == "id" {
-			_ = json.Unmarshal(m.value, &id)
+	if !jsonspan.Object(rec, func(key, value []byte) {
+		if k, _ := memberName(key); k == "id" {
+			_ = json.Unmarshal(value, &id)
 		}
+	}) {
+		return nil, errNotRecords
 	}
-	out := make([]byte, 0, len(rec))
 	out = append(out, '{')
 	first := true
-	put := func(key string, value []byte) {
+	put := func(key, value []byte) {
 		if !first {
 			out = append(out, ',')
 		}
 		first = false
-		out = append(mapping.AppendString(out, key), ':')
-		out = append(out, value...)
+		out = append(append(append(out, key...), ':'), value...)
 	}
-	for _, m := range members {
+	var err error
+	jsonspan.Object(rec, func(key, value []byte) {
+		name, _ := memberName(key)
 		switch {
-		case m.key == "url":
+		case name == "url":
 			if p := s(id); p != "" {
-				put(m.key, mapping.AppendString(nil, p))
+				put(key, mapping.AppendString(nil, p))
 			}
-		case engineLink(m.key):
-		case m.key == "variables":
-			vars, err := withoutValueURLs(m.value)
-			if err != nil {
-				return nil, err
+		case engineLink(name):
+		case name == "variables":
+			vars, verr := withoutValueURLs(value)
+			if verr != nil {
+				err = verr
+				return
 			}
-			put(m.key, vars)
+			put(key, vars)
 		default:
-			put(m.key, m.value)
+			put(key, value)
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return append(out, '}'), nil
+}
+
+// memberName is a member's name as its key spells it.
+func memberName(key []byte) (string, bool) {
+	if name, ok := jsonspan.Key(key); ok {
+		return name, true
+	}
+	var name string
+	err := json.Unmarshal(key, &name)
+	return name, err == nil
 }
 
 // engineLink reports whether a member of an engine record is a link to the
@@ -163,67 +177,37 @@ func engineLink(key string) bool {
 }
 
 // withoutValueURLs removes valueUrl from each variable of an array; a null
-// or anything but an array passes as it is.
-func withoutValueURLs(raw json.RawMessage) ([]byte, error) {
-	var vars []json.RawMessage
-	if json.Unmarshal(raw, &vars) != nil {
-		return raw, nil
+// or anything but an array of objects passes as it is.
+func withoutValueURLs(vars []byte) ([]byte, error) {
+	if len(vars) == 0 || vars[0] != '[' {
+		return vars, nil
 	}
-	out := []byte{'['}
-	for i, v := range vars {
-		if i > 0 {
+	out := make([]byte, 0, len(vars))
+	out = append(out, '[')
+	ok := jsonspan.Array(vars, func(v []byte) {
+		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		members, err := objectMembers(v)
-		if err != nil {
+		if len(v) == 0 || v[0] != '{' {
 			out = append(out, v...)
-			continue
+			return
 		}
 		out = append(out, '{')
 		first := true
-		for _, m := range members {
-			if m.key == "valueUrl" {
-				continue
+		jsonspan.Object(v, func(key, value []byte) {
+			if name, _ := memberName(key); name == "valueUrl" {
+				return
 			}
 			if !first {
 				out = append(out, ',')
 			}
 			first = false
-			out = append(mapping.AppendString(out, m.key), ':')
-			out = append(out, m.value...)
-		}
+			out = append(append(append(out, key...), ':'), value...)
+		})
 		out = append(out, '}')
+	})
+	if !ok {
+		return nil, errNotRecords
 	}
 	return append(out, ']'), nil
-}
-
-var errNotObject = errors.New("engine record is not a JSON object")
-
-// objectMembers splits a JSON object into its members, values untouched.
-func objectMembers(rec []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(rec))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errNotObject
-	}
-	var members []member
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := tok.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, err
-		}
-		members = append(members, member{key, value})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	return members, nil
 }
