@@ -22,7 +22,7 @@ func TestCollectionContract(t *testing.T) {
 			script:       map[string][]reply{"GET /api/v1/account/": {{200, listAnswer}}},
 			wantUpstream: []string{"GET /api/v1/account/"},
 			wantStatus:   200, wantResult: `[{"id":"` + idA + `","name":"Acme"}]`,
-			wantPage: `{"start":0,"size":1,"total":1}`,
+			noPage: true,
 		},
 		{
 			desc: "v2 list has whole records, derived names, nulls removed", method: "GET", path: "/v2/accounts",

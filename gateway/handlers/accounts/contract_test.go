@@ -36,6 +36,7 @@ type contractCase struct {
 	wantMessage  string // a part of the client message
 	wantResult   string // JSON; checked when set
 	wantPage     string // the page member as JSON; checked when set
+	noPage       bool   // the answer must have no page member
 	wantAllow    string
 	// backend is the adapter's options; zero: the reference controller's.
 	backend *upaccounts.Options
@@ -59,6 +60,9 @@ func runContract(t *testing.T, tests []contractCase) {
 			assert.Contains(t, a.ResponseCode.FormattedClientMessage, tt.wantMessage)
 			if tt.wantResult != "" {
 				assert.JSONEq(t, tt.wantResult, string(a.Result))
+			}
+			if tt.noPage {
+				assert.Nil(t, a.Page, "the whole list is part of nothing longer")
 			}
 			if tt.wantPage != "" {
 				assert.JSONEq(t, tt.wantPage, string(a.Page), "answer: %s", a.Raw)

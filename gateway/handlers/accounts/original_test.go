@@ -51,7 +51,7 @@ func TestOriginalController(t *testing.T) {
 	assert.Equal(t, http.StatusNotImplemented, a.Status, "%s", a.Raw)
 	assert.Equal(t, "SOBJECT_OPERATION_FAILED", a.ResponseCode.ID)
 	assert.Contains(t, a.ResponseCode.FormattedClientMessage, "nothing was deleted")
-	after := do(t, gw, "GET", "/v2/accounts", "", "")
+	after := do(t, gw, "GET", "/v2/accounts?limit=50", "", "")
 	assert.JSONEq(t, `{"start":0,"size":36,"total":36}`, string(after.Page), "every account is still there")
 
 	created := do(t, gw, "POST", "/v2/accounts", `{"name":"Merged Ltd"}`, "")

@@ -40,8 +40,12 @@ func parsePage(q url.Values, maxLimit int) (*accounts.Page, error) {
 
 // pageOf is the page member of a list answer: where the answer sits, the
 // total when the adapter knows it, and, when more accounts may follow, the
-// request again with offset moved past this page.
+// request again with offset moved past this page. The whole list (no
+// page) is part of nothing longer and has none.
 func pageOf(r *http.Request, q url.Values, page *accounts.Page, at accounts.Placement) *envelope.Page {
+	if page == nil {
+		return nil
+	}
 	p := &envelope.Page{Start: at.Start, Size: at.Size, Total: at.Total}
 	if at.More && page != nil && page.Limit > 0 {
 		next := maps.Clone(q)
