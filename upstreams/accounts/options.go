@@ -45,7 +45,9 @@ const (
 )
 
 // Options are what the adapter must know of its backend's behaviour,
-// configured per upstream. The zero value is the defaults.
+// configured per upstream (upstreams.<name>.options; a change takes effect
+// on reload, which builds the upstream's client anew). The zero value is
+// the defaults.
 type Options struct {
 	// Paging: PagingBackend or PagingAdapter. Default PagingAdapter, which
 	// is correct against any backend (at the cost of fetching the whole
