@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/restgate/gateway/gateway/cluster/redistest"
 	"github.com/restgate/gateway/mapping"
 )
 
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 
 func TestSmokeRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts three processes and builds the gateway")
+		t.Skip("starts four processes and builds the gateway")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -38,7 +39,7 @@ func TestSmokeRun(t *testing.T) {
 	require.Equal(t, 0, code, log.String())
 	var rep report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
-	require.Len(t, rep.Targets, 3)
+	require.Len(t, rep.Targets, 4)
 	for _, tr := range rep.Targets {
 		assert.Positive(t, tr.Requests, tr.Name)
 		assert.Zero(t, tr.Errors, tr.Name)
@@ -48,12 +49,40 @@ func TestSmokeRun(t *testing.T) {
 		assert.Len(t, tr.RoundRPS, 2, tr.Name)
 	}
 	assert.Equal(t, "gateway", rep.Targets[2].Name)
+	assert.Equal(t, "gateway-std", rep.Targets[3].Name)
 	assert.Positive(t, rep.GatewayVsProxy.CPUPerRequest)
+	require.NotNil(t, rep.GatewayStdVsProxy)
+	assert.Positive(t, rep.GatewayStdVsProxy.CPUPerRequest)
 	assert.GreaterOrEqual(t, rep.CallLogLines, rep.Targets[2].Requests, "every gateway call is logged to the collector")
 	prof, err := os.ReadFile(profile)
 	require.NoError(t, err)
 	require.Greater(t, len(prof), 2)
 	assert.Equal(t, []byte{0x1f, 0x8b}, prof[:2], "a gzipped pprof profile")
+}
+
+// -cluster adds the gateway on the redis store, both gateways rate-limiting
+// without ever refusing, and reports what Redis cost.
+func TestSmokeRunCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts five processes and builds the gateway")
+	}
+	redistest.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out, log bytes.Buffer
+	code := run(ctx, []string{"-smoke", "-json", "-cluster"}, &out, &log)
+	require.Equal(t, 0, code, log.String())
+	var rep report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	require.Len(t, rep.Targets, 4)
+	assert.Equal(t, "gateway-redis", rep.Targets[3].Name)
+	for _, tr := range rep.Targets {
+		assert.Positive(t, tr.Requests, tr.Name)
+		assert.Zero(t, tr.Errors, "%s: a limit never reached refuses nothing", tr.Name)
+	}
+	require.NotNil(t, rep.Cluster)
+	assert.Positive(t, rep.Cluster.RedisCPUMicrosPerR, "redis-server's CPU is read")
+	assert.Positive(t, rep.Cluster.RedisVsMemory.CPUPerRequest)
 }
 
 func TestFlagsRefuseWhatIsNotLoopbackOrBounded(t *testing.T) {

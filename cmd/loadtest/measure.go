@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -16,14 +17,29 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Target names, in the order of the report.
+// Target names, in the order of the report. gateway runs with both
+// HTTP/1 engine switches fast (the default), gateway-std with both std
+// (net/http's server and Transport).
 const (
-	targetBackend = "backend"
-	targetProxy   = "proxy"
-	targetGateway = "gateway"
+	targetBackend    = "backend"
+	targetProxy      = "proxy"
+	targetGateway    = "gateway"
+	targetGatewayStd = "gateway-std"
+	// targetGatewayRedis is the gateway on the redis store (-cluster).
+	targetGatewayRedis = "gateway-redis"
 )
 
-func targetNames() []string { return []string{targetBackend, targetProxy, targetGateway} }
+// targetNames are the targets a run with these options measures.
+func (o *options) targetNames() []string {
+	names := []string{targetBackend, targetProxy, targetGateway}
+	if o.std {
+		names = append(names, targetGatewayStd)
+	}
+	if o.cluster {
+		names = append(names, targetGatewayRedis)
+	}
+	return names
+}
 
 // target is one process under load and what was measured of it.
 type target struct {
@@ -39,7 +55,7 @@ type target struct {
 	roundRPS         []float64
 }
 
-// measure starts the three targets and the collector, warms each up, runs
+// measure starts the targets and the collector, warms each up, runs
 // the interleaved rounds and stops everything.
 func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	dir, err := os.MkdirTemp("", "loadtest-")
@@ -79,19 +95,49 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		return nil, err
 	}
 	defer proxy.stop()
-	gw, err := startGateway(ctx, bin, dir, o.host, backend.url, lines.url)
+	var env []string
+	if o.cluster {
+		env = rateLimitEnv()
+	}
+	var gateways []*child
+	stopGateways := sync1(func() {
+		for _, g := range gateways {
+			g.stop()
+		}
+	})
+	defer stopGateways()
+	gw, err := startGateway(ctx, bin, filepath.Join(dir, "gateway"), o.host, "fast", backend.url, lines.url, env)
 	if err != nil {
 		return nil, err
 	}
-	stopGateway := sync1(gw.stop)
-	defer stopGateway()
-
+	gateways = append(gateways, gw)
 	targets := []*target{
 		{name: targetBackend, url: backend.url + backendPath, proc: backend},
 		{name: targetProxy, url: proxy.url + backendPath, proc: proxy},
 		{name: targetGateway, url: gw.url + gatewayPath, proc: gw},
 	}
+	if o.std {
+		std, err := startGateway(ctx, bin, filepath.Join(dir, "gateway-std"), o.host, "std", backend.url, lines.url, env)
+		if err != nil {
+			return nil, err
+		}
+		gateways = append(gateways, std)
+		targets = append(targets, &target{name: targetGatewayStd, url: std.url + gatewayPath, proc: std})
+	}
+	var shared *clusterRun
+	if o.cluster {
+		if shared, err = startClusterGateway(ctx, bin, dir, o.host, backend.url, lines.url); err != nil {
+			return nil, err
+		}
+		defer shared.stop()
+		targets = append(targets, &target{name: targetGatewayRedis, url: shared.gw.url + gatewayPath, proc: shared.gw})
+	}
 	tick := clockTick()
+	if shared != nil {
+		if shared.redis0, err = processUsage(shared.redis.Pid(), tick); err != nil {
+			return nil, err
+		}
+	}
 	for _, t := range targets {
 		t.client = newClient(o.concurrency)
 		t.hist = newHistogram()
@@ -120,11 +166,24 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		}
 		fmt.Fprintf(log, "loadtest: round %d/%d done\n", round+1, o.rounds)
 	}
-	if err := checkGateway(gw.url); err != nil {
-		return nil, fmt.Errorf("gateway after the run: %w", err)
+	for _, g := range gateways {
+		if err := checkGateway(g.url); err != nil {
+			return nil, fmt.Errorf("%s after the run: %w", g.name, err)
+		}
 	}
-	stopGateway() // flushes the call log
-	return newReport(o, targets, lines.Load()), nil
+	var cluster *clusterReport
+	if shared != nil {
+		if cluster, err = shared.report(targets[len(targets)-1], tick); err != nil {
+			return nil, err
+		}
+	}
+	stopGateways() // flushes the call logs
+	if shared != nil {
+		shared.stopGateway()
+	}
+	rep := newReport(o, targets, lines.Load())
+	rep.addCluster(cluster)
+	return rep, nil
 }
 
 // round drives t for one measured stretch, reading what its process used

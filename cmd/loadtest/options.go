@@ -20,19 +20,26 @@ type options struct {
 	smoke       bool
 	keep        bool
 	cpuprofile  string
+	// std adds the gateway on the std HTTP/1 engines (target gateway-std).
+	std bool
+	// cluster adds the gateway on the redis store beside the one on the
+	// memory store, both with a rate limit that never refuses.
+	cluster bool
 }
 
 func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.host, "host", "127.0.0.1", "loopback address every target listens on")
 	fs.DurationVar(&o.duration, "duration", 4*time.Second, "measured time per target and round")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured load per target before the first round")
-	fs.IntVar(&o.rounds, "rounds", 5, "interleaved rounds over the three targets")
+	fs.IntVar(&o.rounds, "rounds", 5, "interleaved rounds over the targets")
 	fs.IntVar(&o.concurrency, "concurrency", 16, "requests in flight (keep-alive connections)")
 	fs.StringVar(&o.gatewayBin, "gateway-bin", "", "gateway binary to run; empty: go build ./cmd/gateway into a temp dir")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.smoke, "smoke", false, "a run of a few seconds proving the harness works (overrides duration, warmup, rounds)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (config, gateway log) and print its path")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway during its first measured stretch to this file")
+	fs.BoolVar(&o.std, "std", true, "also measure the gateway with both HTTP/1 engine switches on std (target gateway-std)")
+	fs.BoolVar(&o.cluster, "cluster", false, "also run the gateway with cluster.store redis against a local redis-server; both gateways rate-limit (a limit never reached)")
 }
 
 // maxRun bounds a whole run whatever the flags say.
@@ -54,7 +61,7 @@ func (o *options) check() error {
 	case o.concurrency < 1 || o.concurrency > 1024:
 		return errors.New("-concurrency must be from 1 to 1024")
 	}
-	if total := time.Duration(o.rounds*len(targetNames()))*o.duration + 3*o.warmup; total > maxRun {
+	if total := time.Duration(o.rounds*len(o.targetNames()))*o.duration + time.Duration(len(o.targetNames()))*o.warmup; total > maxRun {
 		return fmt.Errorf("a run of %s is longer than the %s bound", total, maxRun)
 	}
 	return nil

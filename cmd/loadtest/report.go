@@ -21,8 +21,13 @@ type report struct {
 	Targets   []targetReport `json:"targets"`
 	// GatewayVsProxy are the gateway's figures divided by the bare proxy's.
 	GatewayVsProxy ratios `json:"gatewayVsProxy"`
+	// GatewayStdVsProxy are those of the gateway on the std engines, when
+	// measured.
+	GatewayStdVsProxy *ratios `json:"gatewayStdVsProxy,omitempty"`
 	// CallLogLines is how many call log lines reached the collector.
 	CallLogLines int64 `json:"callLogLines"`
+	// Cluster compares the redis store with the memory store (-cluster).
+	Cluster *clusterReport `json:"cluster,omitempty"`
 }
 
 // targetReport are the figures of one target over all rounds; latencies
@@ -70,10 +75,32 @@ func newReport(o options, targets []*target, lines int64) *report {
 		r.Targets = append(r.Targets, tr)
 		byName[t.name] = tr
 	}
-	gw, px := byName[targetGateway], byName[targetProxy]
-	r.GatewayVsProxy = ratios{CPUPerRequest: ratio(gw.CPUMicrosPerR, px.CPUMicrosPerR),
-		P50: ratio(gw.P50Millis, px.P50Millis), P99: ratio(gw.P99Millis, px.P99Millis), RPS: ratio(gw.RPS, px.RPS)}
+	px := byName[targetProxy]
+	r.GatewayVsProxy = versus(byName[targetGateway], px)
+	if std, ok := byName[targetGatewayStd]; ok {
+		v := versus(std, px)
+		r.GatewayStdVsProxy = &v
+	}
 	return r
+}
+
+// addCluster completes c with the ratios of the two gateways and keeps it.
+func (r *report) addCluster(c *clusterReport) {
+	if c == nil {
+		return
+	}
+	byName := map[string]targetReport{}
+	for _, t := range r.Targets {
+		byName[t.Name] = t
+	}
+	c.RedisVsMemory = versus(byName[targetGatewayRedis], byName[targetGateway])
+	r.Cluster = c
+}
+
+// versus is gw's figures divided by px's.
+func versus(gw, px targetReport) ratios {
+	return ratios{CPUPerRequest: ratio(gw.CPUMicrosPerR, px.CPUMicrosPerR),
+		P50: ratio(gw.P50Millis, px.P50Millis), P99: ratio(gw.P99Millis, px.P99Millis), RPS: ratio(gw.RPS, px.RPS)}
 }
 
 func millis(micros int64) float64 { return float64(micros) / 1000 }
@@ -104,5 +131,16 @@ func (r *report) writeTable(w io.Writer) {
 	g := r.GatewayVsProxy
 	fmt.Fprintf(w, "\ngateway / proxy: CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
 		g.CPUPerRequest, g.P50, g.P99, g.RPS)
+	if s := r.GatewayStdVsProxy; s != nil {
+		fmt.Fprintf(w, "gateway-std / proxy: CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
+			s.CPUPerRequest, s.P50, s.P99, s.RPS)
+	}
 	fmt.Fprintf(w, "call log lines at the collector: %d\n", r.CallLogLines)
+	if c := r.Cluster; c != nil {
+		g := c.RedisVsMemory
+		fmt.Fprintf(w, "gateway-redis / gateway (both rate-limiting): CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
+			g.CPUPerRequest, g.P50, g.P99, g.RPS)
+		fmt.Fprintf(w, "redis-server CPU per gateway-redis request: %.1f µs (warm-up included); store errors %.0f, local decisions %.0f\n",
+			c.RedisCPUMicrosPerR, c.StoreErrors, c.LocalDecisions)
+	}
 }

@@ -46,6 +46,7 @@ func Validate(c *Config) error {
 		p.add("mapping.maxDepth", "must be at least 1")
 	}
 	validateLog(&p, &c.Log)
+	validateCluster(&p, &c.Cluster)
 	for name, s := range c.Upstreams {
 		p.errs = append(p.errs, s.Validate("upstreams."+name)...)
 	}
@@ -66,6 +67,11 @@ func validateServer(p *problems, s *Server) {
 		}
 	default:
 		p.add("server.tls.mode", "must be auto, off or files, not %q", s.TLS.Mode)
+	}
+	switch s.HTTP1 {
+	case HTTP1Fast, HTTP1Std:
+	default:
+		p.add("server.http1", "must be %s or %s, not %q", HTTP1Fast, HTTP1Std, s.HTTP1)
 	}
 	t := s.Timeouts
 	for key, d := range map[string]int64{"readHeader": int64(t.ReadHeader), "read": int64(t.Read),

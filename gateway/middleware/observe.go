@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/calllog"
+	"github.com/restgate/gateway/gateway/duplicates"
 	"github.com/restgate/gateway/upstreams"
 )
 
@@ -25,10 +27,11 @@ type CallLog interface {
 	Enqueue(e calllog.Entry)
 }
 
-// Duplicates says whether the same call was seen within its window
-// (duplicates.Detector).
+// Duplicates says whether the same request was seen within its window
+// (duplicates.Detector in one process, gateway/cluster's store across
+// replicas). Seen must return within a bounded time whatever ctx says.
 type Duplicates interface {
-	Seen(user, method, route string, body []byte, now time.Time) bool
+	Seen(ctx context.Context, req duplicates.Request, now time.Time) bool
 }
 
 // Unmatched is the route label of requests no route matched.
@@ -73,7 +76,7 @@ func Observe(next http.Handler, d ObserveDeps) http.Handler {
 			d.Metrics.CountError(c.CodeID)
 		}
 		now := d.Now()
-		dup := d.Duplicates.Seen(c.Identity.UserID, r.Method, route, c.Body, now)
+		dup := d.Duplicates.Seen(r.Context(), duplicateKey(r, c), now)
 		if dup {
 			d.Metrics.CountDuplicate(route)
 		}
@@ -93,6 +96,16 @@ func Observe(next http.Handler, d ObserveDeps) http.Handler {
 				"trace_id", c.TraceID, "user_id", c.Identity.UserID)
 		}
 	})
+}
+
+// duplicateKey is what makes two calls the same: the user, the method, the
+// path with its ids and the query as sent, and the body.
+func duplicateKey(r *http.Request, c *call.Call) duplicates.Request {
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	return duplicates.Request{User: c.Identity.UserID, Method: r.Method, Path: path, Query: r.URL.RawQuery, Body: c.Body}
 }
 
 // statusText is status in decimal; the common successes need no
