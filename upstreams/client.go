@@ -264,6 +264,10 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			}
 		case resp.StatusCode >= http.StatusInternalServerError:
 			last = statusError(c.name, resp)
+			if explainedFailure(k.parent, last) {
+				done(errExplained)
+				return nil, nil, last
+			}
 		default:
 			return resp, done, nil
 		}

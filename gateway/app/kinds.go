@@ -78,7 +78,11 @@ func (e kindEnv) kinds() map[string]router.Factory {
 	maxDepth := e.cfg.Server.Limits.MaxJSONDepth
 	accountOpts := accounts.Options{MaxDepth: maxDepth}
 	accountClients := resolver(e.upstreams, func(up Upstream) (*upaccounts.Client, error) {
-		return upaccounts.New(up.BaseURL, up.Client), nil
+		opts, errs := upaccounts.ParseOptions(up.Client.Settings().Options)
+		if len(errs) > 0 { // the route table refused them already
+			return nil, fmt.Errorf("upstreams.%s.options.%s", up.Client.Name(), errs[0])
+		}
+		return upaccounts.New(up.BaseURL, up.Client, opts), nil
 	})
 	dataBackends := e.dataBackends
 	var fields settings.KeyMapSource
@@ -93,7 +97,7 @@ func (e kindEnv) kinds() map[string]router.Factory {
 		config.KindAccount:   accounts.Item(accountClients, accountOpts),
 		config.KindWorkflow: workflow.New(resolver(e.upstreams, func(up Upstream) (*upworkflow.Client, error) {
 			return upworkflow.New(up.BaseURL, up.Client), nil
-		}), maxDepth),
+		}), e.table, maxDepth),
 		config.KindData: data.New(dataBackends, e.table, data.Options{MaxDepth: maxDepth}),
 		config.KindFiles: files.New(resolver(e.upstreams, func(up Upstream) (*upfiles.Client, error) {
 			opts := up.Client.Settings().Options

@@ -62,7 +62,7 @@ func newOrg(t *testing.T, opts sandbox.Options, env map[string]string) *org {
 		defer cancel()
 		_ = sb.Close(ctx)
 	})
-	dataURL, err := sb.URL("data")
+	dataURL, err := sb.URL("data", "")
 	require.NoError(t, err)
 	full := map[string]string{"GATEWAY_TLS": "off", "GATEWAY_DATA_DIR": dir}
 	for k, v := range env {
@@ -310,7 +310,7 @@ func TestProxyRoutePagesInsteadOfTruncating(t *testing.T) {
 func TestNoBackendAddressReachesClients(t *testing.T) {
 	t.Parallel()
 	o := newOrg(t, sandbox.Options{QueryBatch: 3}, nil)
-	dataURL, err := o.sb.URL("data")
+	dataURL, err := o.sb.URL("data", "")
 	require.NoError(t, err)
 	host := strings.TrimPrefix(dataURL, "http://")
 	host = host[:strings.IndexByte(host, '/')]

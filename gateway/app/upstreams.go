@@ -9,6 +9,7 @@ import (
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/upstreams"
 	"github.com/restgate/gateway/upstreams/dataapi"
+	"github.com/restgate/gateway/upstreams/workflow"
 )
 
 // Upstream is a configured backend: the shared client every call goes
@@ -31,7 +32,7 @@ type UpstreamSet struct {
 	// kept across reloads like the clients.
 	tokens   []sharedTokens
 	observer upstreams.Observer
-	sandbox  func(name string) (string, error)
+	sandbox  func(name, flavour string) (string, error)
 }
 
 // sharedTokens is one token source and the settings it was built from.
@@ -41,8 +42,9 @@ type sharedTokens struct {
 }
 
 // NewUpstreamSet returns an empty set. sandbox resolves the base URL of an
-// upstream whose url is "sandbox" (starting the sandbox when needed).
-func NewUpstreamSet(obs upstreams.Observer, sandbox func(name string) (string, error)) *UpstreamSet {
+// upstream whose url is "sandbox" or "sandbox:<flavour>" (flavour "" for
+// the first), starting the sandbox when needed.
+func NewUpstreamSet(obs upstreams.Observer, sandbox func(name, flavour string) (string, error)) *UpstreamSet {
 	return &UpstreamSet{clients: make(map[string]*upstreams.Client), refusals: make(map[string]string),
 		observer: obs, sandbox: sandbox}
 }
@@ -66,8 +68,8 @@ func (s *UpstreamSet) ResolveFor(cfg map[string]upstreams.Settings, refusalKinds
 	next := make(map[string]*upstreams.Client, len(cfg))
 	for name, settings := range cfg {
 		base := settings.URL
-		if base == upstreams.SandboxURL {
-			u, err := s.sandbox(name)
+		if flavour, ok := upstreams.SandboxFlavour(base); ok {
+			u, err := s.sandbox(name, flavour)
 			if err != nil {
 				return nil, fmt.Errorf("upstreams.%s.url: %w", name, err)
 			}
@@ -167,9 +169,9 @@ func businessRefusals() map[string]upstreams.BusinessRefusal {
 	return map[string]upstreams.BusinessRefusal{
 		config.KindData:  dataapi.BusinessRefusal,
 		config.KindFiles: dataapi.BusinessRefusal,
-		// Flowable's FlowableForbiddenException (a task the user may not
-		// act on) is wired here:
-		// config.KindWorkflow: workflow.BusinessRefusal,
+		// Flowable's FlowableForbiddenException: a task the user may not
+		// act on.
+		config.KindWorkflow: workflow.BusinessRefusal,
 	}
 }
 

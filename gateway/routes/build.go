@@ -8,6 +8,7 @@ import (
 
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/mapping"
+	"github.com/restgate/gateway/upstreams/accounts"
 )
 
 // kindNeeds says what each route kind requires of its configuration.
@@ -45,6 +46,7 @@ func Build(cfg *config.Config) (*Table, error) {
 		errs = append(errs, err...)
 		t.Models[name] = m
 	}
+	errs = append(errs, upstreamOptions(cfg)...)
 	seen := make(map[string]string)
 	for i, rc := range cfg.Routes {
 		path := fmt.Sprintf("routes[%d]", i)
@@ -63,6 +65,30 @@ func Build(cfg *config.Config) (*Table, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// upstreamOptions checks the options of the upstreams whose contract a
+// route kind fixes: an upstream named by an accounts route takes the
+// account adapter's options, each problem reported under
+// upstreams.<name>.options.
+func upstreamOptions(cfg *config.Config) []error {
+	checked := make(map[string]bool)
+	var errs []error
+	for _, rc := range cfg.Routes {
+		if rc.Kind != config.KindAccounts && rc.Kind != config.KindAccount {
+			continue
+		}
+		s, ok := cfg.Upstreams[rc.Upstream]
+		if !ok || checked[rc.Upstream] {
+			continue
+		}
+		checked[rc.Upstream] = true
+		_, problems := accounts.ParseOptions(s.Options)
+		for _, p := range problems {
+			errs = append(errs, errorf("upstreams."+rc.Upstream+".options."+p.Path, "%s", p.Problem))
+		}
+	}
+	return errs
 }
 
 func buildModel(name string, mc config.Model, versions []string) (*Model, []error) {

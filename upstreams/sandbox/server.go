@@ -91,14 +91,32 @@ func StartWith(dataDir string, logger *slog.Logger, opts Options) (*Server, erro
 	return s, nil
 }
 
+// flavours are the contracts' flavours besides the reference one ("").
+func flavours() map[string][]string {
+	return map[string][]string{"accounts": {"original"}}
+}
+
 // URL is the base URL of the named contract: accounts, workflow, data,
-// files or feed (the upstream names of the shipped config). Another name is
-// an error naming the five.
-func (s *Server) URL(name string) (string, error) {
+// files or feed (the upstream names of the shipped config), in flavour ""
+// (the reference server) or another of the contract's flavours: accounts
+// has "original", the account controller as the original service behaves
+// (accounts.NewOriginal). Another name or flavour is an error naming what
+// exists.
+func (s *Server) URL(name, flavour string) (string, error) {
 	if !slices.Contains(contracts(), name) {
 		return "", fmt.Errorf("no sandbox for upstream %q (sandbox serves %s)", name, strings.Join(contracts(), ", "))
 	}
-	return s.base + "/" + name, nil
+	if flavour == "" {
+		return s.base + "/" + name, nil
+	}
+	if !slices.Contains(flavours()[name], flavour) {
+		have := "none"
+		if f := flavours()[name]; len(f) > 0 {
+			have = strings.Join(f, ", ")
+		}
+		return "", fmt.Errorf("no sandbox flavour %q for upstream %q (its flavours: %s)", flavour, name, have)
+	}
+	return s.base + "/" + name + "-" + flavour, nil
 }
 
 // Org is the org behind the data API and the batch upload: tests expire
@@ -121,6 +139,10 @@ func handler(db *sql.DB, dataDir string, org *sfdc.Org, batch int) (http.Handler
 	// Accounts first: the data API attaches its seeded contacts to the
 	// accounts it finds.
 	accountsH, err := accounts.New(db)
+	if err != nil {
+		return nil, err
+	}
+	originalH, err := accounts.NewOriginal(db)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +171,7 @@ func handler(db *sql.DB, dataDir string, org *sfdc.Org, batch int) (http.Handler
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/accounts/", http.StripPrefix("/accounts", accountsH))
+	mux.Handle("/accounts-original/", http.StripPrefix("/accounts-original", originalH))
 	mux.Handle("/workflow/", http.StripPrefix("/workflow", workflowH))
 	mux.Handle("/data/", http.StripPrefix("/data", dataHost))
 	mux.Handle("/files/", http.StripPrefix("/files", dataHost))

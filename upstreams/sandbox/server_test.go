@@ -57,7 +57,8 @@ func call(t *testing.T, method, url, body string) (int, string) {
 
 func contractURL(t *testing.T, s *Server, name string) string {
 	t.Helper()
-	u, err := s.URL(name)
+	name, flavour, _ := strings.Cut(name, ":")
+	u, err := s.URL(name, flavour)
 	require.NoError(t, err)
 	return u
 }
@@ -72,6 +73,8 @@ func TestStartServesEveryContract(t *testing.T) {
 		want                         string
 	}{
 		{desc: "accounts", contract: "accounts", method: http.MethodGet, path: "/api/v1/account/?limit=1", status: 200, want: `"Name":"Burlington Textiles Corp of America"`},
+		{desc: "the original account controller", contract: "accounts:original", method: http.MethodGet, path: "/api/v1/account/?limit=1",
+			status: 200, want: `[{"Name":"Burlington Textiles Corp of America"},{"Name":`},
 		{desc: "workflow", contract: "workflow", method: http.MethodGet, path: "/repository/process-definitions", status: 200, want: `"key":"loanProcess"`},
 		{desc: "the data API wants a session", contract: "data", method: http.MethodGet, path: "/services/data/v35.0/query?q=SELECT+Name+FROM+Contact+LIMIT+1", status: 401, want: `INVALID_SESSION_ID`},
 		{desc: "the data host carries the batch upload", contract: "data", method: http.MethodPost, path: batchPath, status: 401, want: "INVALID_SESSION_ID"},
@@ -93,8 +96,12 @@ func TestURLOfAnUnknownContract(t *testing.T) {
 	t.Parallel()
 	s := start(t, t.TempDir())
 	t.Cleanup(func() { stop(t, s) })
-	_, err := s.URL("billing")
+	_, err := s.URL("billing", "")
 	assert.EqualError(t, err, `no sandbox for upstream "billing" (sandbox serves accounts, workflow, data, files, feed)`)
+	_, err = s.URL("accounts", "orignal")
+	assert.EqualError(t, err, `no sandbox flavour "orignal" for upstream "accounts" (its flavours: original)`)
+	_, err = s.URL("feed", "original")
+	assert.EqualError(t, err, `no sandbox flavour "original" for upstream "feed" (its flavours: none)`)
 }
 
 // TestStateSurvivesARestartAndResetsWithTheFile holds what the
