@@ -50,6 +50,19 @@ type Options struct {
 	// Windowing costs nothing more than the rewrite itself while the array
 	// is within Limit.
 	Window *Window
+
+	// Types, when not nil, gives typed records their own map: an object
+	// whose first member is "attributes", an object with a "type" string
+	// (a Salesforce record, at any depth), is renamed with Types(type)
+	// instead of the enclosing map, and so is everything inside it that is
+	// not itself a typed record; a nil or empty map leaves it unmapped.
+	// Map still renames the untyped objects outside any typed record.
+	// typ is only valid during the call. RejectUnknown does not apply.
+	Types func(typ []byte) *KeyMap
+
+	// Links, when not nil, hands the members it names to Links.Value, at
+	// every depth (see Links).
+	Links *Links
 }
 
 // Window is a page of a top-level array: Limit elements from Offset,
@@ -109,7 +122,8 @@ func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
 	if r.m.Len() == 0 {
 		r.m = nil
 	}
-	r.reject = opts.RejectUnknown && r.m != nil
+	r.types, r.links = opts.Types, opts.Links
+	r.reject = opts.RejectUnknown && r.m != nil && r.types == nil
 	r.predict = predict
 
 	r.skipSpace()
@@ -137,6 +151,8 @@ type rewriter struct {
 	reject    bool
 	predict   bool
 	window    *Window
+	types     func([]byte) *KeyMap
+	links     *Links
 	// keyBuf holds an escaped key once decoded; field names fit, so
 	// decoding does not allocate.
 	keyBuf [128]byte
@@ -152,6 +168,9 @@ func (r *rewriter) value(depth int, lv level, ks *keySlots) error {
 	start := r.pos
 	switch c := r.src[r.pos]; {
 	case c == '{':
+		if r.types != nil {
+			return r.typedObject(depth+1, lv, ks)
+		}
 		return r.object(depth+1, lv, ks)
 	case c == '[':
 		return r.array(depth+1, lv, ks)
