@@ -42,14 +42,11 @@ type Options struct {
 	// 0 means DefaultMaxOutput; negative means no limit.
 	MaxOutput int
 
-	// Window, when not nil, pages a top-level array that holds more than
-	// Window.Limit elements (a backend that ignored the page it was asked
-	// for): only elements [Offset, Offset+Limit) are written, the others
-	// are still checked. An array of at most Limit elements is written
-	// whole, as the backend paged it; other documents are not affected.
-	// Windowing costs nothing more than the rewrite itself while the array
-	// is within Limit.
-	Window *Window
+	// Elements, when not nil, is set to the number of elements of src
+	// when it is a top-level array, -1 otherwise: counted in the same pass
+	// as the rewrite, for a caller that needs the count of a list (its
+	// page) without a pass of its own over it. Untouched on error.
+	Elements *int
 
 	// Types, when not nil, gives typed records their own map: an object
 	// whose first member is "attributes", an object with a "type" string
@@ -63,12 +60,6 @@ type Options struct {
 	// Links, when not nil, hands the members it names to Links.Value, at
 	// every depth (see Links).
 	Links *Links
-}
-
-// Window is a page of a top-level array: Limit elements from Offset,
-// counted from 0. Both must not be negative.
-type Window struct {
-	Offset, Limit int
 }
 
 // level says where a value sits, for the record-depth rules.
@@ -111,7 +102,6 @@ func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
 		m:         opts.Map,
 		sel:       opts.Select,
 		dropNulls: opts.DropNulls,
-		window:    opts.Window,
 	}
 	if r.maxDepth <= 0 {
 		r.maxDepth = DefaultMaxDepth
@@ -127,12 +117,19 @@ func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
 	r.predict = predict
 
 	r.skipSpace()
+	array := r.pos < len(r.src) && r.src[r.pos] == '['
 	if err := r.value(0, levelTop, nil); err != nil {
 		return dst, err
 	}
 	r.skipSpace()
 	if r.pos < len(r.src) {
 		return dst, r.syntaxError(r.pos, "invalid character "+quoteChar(r.src[r.pos])+" after top-level value")
+	}
+	if opts.Elements != nil {
+		*opts.Elements = -1
+		if array {
+			*opts.Elements = r.count
+		}
 	}
 	return r.dst, nil
 }
@@ -150,9 +147,10 @@ type rewriter struct {
 	dropNulls bool
 	reject    bool
 	predict   bool
-	window    *Window
-	types     func([]byte) *KeyMap
-	links     *Links
+	// count counts the top-level array's elements.
+	count int
+	types func([]byte) *KeyMap
+	links *Links
 	// keyBuf holds an escaped key once decoded; field names fit, so
 	// decoding does not allocate.
 	keyBuf [128]byte
@@ -219,22 +217,17 @@ func (r *rewriter) recordArray(depth int) error {
 // elements writes the array at r.pos, of nesting level lv.
 func (r *rewriter) elements(depth int, lv level, ks *keySlots) error {
 	elem := levelNested
-	var w *Window
 	if lv == levelTop {
-		elem, w = levelElement, r.window
+		elem = levelElement
 	}
-	pos, out := r.pos, len(r.dst)
 	r.dst = append(r.dst, '[')
 	if r.open(']') {
 		r.dst = append(r.dst, ']')
 		return r.checkSize()
 	}
-	for i := 0; ; i++ {
-		if w != nil && i == w.Limit {
-			// More elements than the page holds: write the page again,
-			// from the array's start, as the window says.
-			r.pos, r.dst = pos, r.dst[:out]
-			return r.windowed(depth, ks, *w)
+	for {
+		if lv == levelTop {
+			r.count++
 		}
 		if err := r.value(depth, elem, ks); err != nil {
 			return err
@@ -248,40 +241,6 @@ func (r *rewriter) elements(depth int, lv level, ks *keySlots) error {
 			return r.checkSize()
 		}
 		r.dst = append(r.dst, ',')
-	}
-}
-
-// windowed writes the top-level array at r.pos, w.Limit elements from
-// w.Offset, checking the others without writing them.
-func (r *rewriter) windowed(depth int, ks *keySlots, w Window) error {
-	r.dst = append(r.dst, '[')
-	if r.open(']') {
-		r.dst = append(r.dst, ']')
-		return r.checkSize()
-	}
-	written := 0
-	for i := 0; ; i++ {
-		var err error
-		if i >= w.Offset && written < w.Limit {
-			if written > 0 {
-				r.dst = append(r.dst, ',')
-			}
-			err = r.value(depth, levelElement, ks)
-			written++
-		} else {
-			err = r.skipValue(depth)
-		}
-		if err != nil {
-			return err
-		}
-		done, err := r.next(']', afterElement)
-		if err != nil {
-			return err
-		}
-		if done {
-			r.dst = append(r.dst, ']')
-			return r.checkSize()
-		}
 	}
 }
 

@@ -85,7 +85,11 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	if res.JSON == nil {
 		buf = append(buf, `""`...)
 	} else {
-		opts := mapping.Options{MaxDepth: w.cfg.MaxDepth, MaxOutput: w.cfg.MaxOutput, Links: res.Links, Window: res.Window}
+		opts := mapping.Options{MaxDepth: w.cfg.MaxDepth, MaxOutput: w.cfg.MaxOutput, Links: res.Links}
+		var elements int
+		if res.Paging != nil {
+			opts.Elements = &elements
+		}
 		if o := c.Options; o != nil {
 			opts.DropNulls = o.DropNulls
 			if res.Form == InternalNames {
@@ -100,6 +104,13 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 			*bp = buf[:0]
 			w.Error(rw, r, c, serializationError(err))
 			return
+		}
+		if res.Paging != nil {
+			if res.Page, err = res.Paging(elements); err != nil {
+				*bp = buf[:0]
+				w.Error(rw, r, c, err)
+				return
+			}
 		}
 	}
 	status := res.Status
