@@ -42,12 +42,6 @@ type Options struct {
 	// 0 means DefaultMaxOutput; negative means no limit.
 	MaxOutput int
 
-	// Elements, when not nil, is set to the number of elements of src
-	// when it is a top-level array, -1 otherwise: counted in the same pass
-	// as the rewrite, for a caller that needs the count of a list (its
-	// page) without a pass of its own over it. Untouched on error.
-	Elements *int
-
 	// Types, when not nil, gives typed records their own map: an object
 	// whose first member is "attributes", an object with a "type" string
 	// (a Salesforce record, at any depth), is renamed with Types(type)
@@ -87,12 +81,27 @@ const (
 // capacity (dst[len(dst):cap(dst)]), also when it fails, so that must not
 // share memory with src.
 func Rewrite(dst, src []byte, opts Options) ([]byte, error) {
-	return rewrite(dst, src, opts, true)
+	out, _, err := rewriteCount(dst, src, opts, true)
+	return out, err
+}
+
+// RewriteCount is Rewrite that also returns the number of elements of src
+// when it is a top-level array (-1 otherwise), counted in the same pass:
+// for a caller that needs the count of a list (its page) without a pass of
+// its own over it.
+func RewriteCount(dst, src []byte, opts Options) ([]byte, int, error) {
+	return rewriteCount(dst, src, opts, true)
 }
 
 // rewrite is Rewrite with key prediction switchable, so tests can check
 // that predicting keys never changes a result.
 func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
+	out, _, err := rewriteCount(dst, src, opts, predict)
+	return out, err
+}
+
+// rewriteCount is RewriteCount with key prediction switchable.
+func rewriteCount(dst, src []byte, opts Options, predict bool) ([]byte, int, error) {
 	r := rewriter{
 		src:       src,
 		dst:       dst,
@@ -119,19 +128,16 @@ func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
 	r.skipSpace()
 	array := r.pos < len(r.src) && r.src[r.pos] == '['
 	if err := r.value(0, levelTop, nil); err != nil {
-		return dst, err
+		return dst, 0, err
 	}
 	r.skipSpace()
 	if r.pos < len(r.src) {
-		return dst, r.syntaxError(r.pos, "invalid character "+quoteChar(r.src[r.pos])+" after top-level value")
+		return dst, 0, r.syntaxError(r.pos, "invalid character "+quoteChar(r.src[r.pos])+" after top-level value")
 	}
-	if opts.Elements != nil {
-		*opts.Elements = -1
-		if array {
-			*opts.Elements = r.count
-		}
+	if !array {
+		return r.dst, -1, nil
 	}
-	return r.dst, nil
+	return r.dst, r.count, nil
 }
 
 // rewriter is the state of one Rewrite call; it lives on the stack.

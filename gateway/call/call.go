@@ -101,7 +101,7 @@ type Result struct {
 	Page *envelope.Page
 	// Paging, when not nil, makes Page from the number of elements of
 	// JSON, a top-level array whose records nobody counted yet: the writer
-	// counts them in its rewrite (mapping.Options.Elements) and calls
+	// counts them in its rewrite (mapping.RewriteCount) and calls
 	// Paging with the count; the page it returns replaces Page, and an
 	// error it returns is answered instead of the result (nothing is sent
 	// before). For lists that would otherwise be walked once more only to

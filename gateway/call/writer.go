@@ -86,10 +86,6 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 		buf = append(buf, `""`...)
 	} else {
 		opts := mapping.Options{MaxDepth: w.cfg.MaxDepth, MaxOutput: w.cfg.MaxOutput, Links: res.Links}
-		var elements int
-		if res.Paging != nil {
-			opts.Elements = &elements
-		}
 		if o := c.Options; o != nil {
 			opts.DropNulls = o.DropNulls
 			if res.Form == InternalNames {
@@ -100,7 +96,8 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 			}
 		}
 		var err error
-		if buf, err = mapping.Rewrite(buf, res.JSON, opts); err != nil {
+		var elements int
+		if buf, elements, err = mapping.RewriteCount(buf, res.JSON, opts); err != nil {
 			*bp = buf[:0]
 			w.Error(rw, r, c, serializationError(err))
 			return
