@@ -161,3 +161,39 @@ func freeAddr(host string) (string, error) {
 	addr := ln.Addr().String()
 	return addr, ln.Close()
 }
+
+// checkAnswer asks url once and checks that the answer holds the records a
+// scenario of records asks for (0: the fixed list of 20), bare or as the
+// envelope's result, so that no target is measured on a shorter answer.
+func checkAnswer(client *http.Client, url string, records int) error {
+	resp, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: status %d: %.300s", url, resp.StatusCode, body)
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(body, &list); err != nil {
+		var env struct {
+			Result []json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(body, &env); err != nil {
+			return fmt.Errorf("GET %s: neither a list nor an envelope: %.300s", url, body)
+		}
+		list = env.Result
+	}
+	want := records
+	if want == 0 {
+		want = 20
+	}
+	if len(list) != want {
+		return fmt.Errorf("GET %s: %d records, want %d", url, len(list), want)
+	}
+	return nil
+}

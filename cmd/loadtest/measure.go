@@ -174,8 +174,9 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		env = rateLimitEnv()
 	}
 	if len(o.records) > 0 {
-		// The largest list, mapped, must fit in the output limit.
-		env = append(env, "GATEWAY_MAX_OUTPUT=4000000")
+		// The largest list, mapped, must fit in the output limit, and the
+		// backend pages as asked.
+		env = append(env, "GATEWAY_MAX_OUTPUT=4000000", "GATEWAY_ACCOUNTS_PAGING=backend")
 	}
 	var gateways []*child
 	stopGateways := sync1(func() {
@@ -258,6 +259,9 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		}
 		fmt.Fprintf(log, "loadtest: scenario %d/%d: %s\n", si+1, len(o.scenarios()), sc)
 		for _, t := range targets {
+			if err := checkAnswer(t.client, t.url, sc.Records); err != nil {
+				return nil, fmt.Errorf("%s: %w", t.name, err)
+			}
 			fmt.Fprintf(log, "loadtest: warming up %s (%s)\n", t.name, t.url)
 			if r := drive(ctx, t.client, t.url, sc.Conns, o.warmup); r.requests == 0 && o.warmup > 0 {
 				return nil, fmt.Errorf("%s answered no request during the warm-up (%d non-2xx, %d failed)", t.name, r.non2xx, r.failures)

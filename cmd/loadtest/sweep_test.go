@@ -105,3 +105,30 @@ func FuzzParseRSS(f *testing.F) {
 		}
 	})
 }
+
+// Every target of a scenario is checked to answer the records asked for,
+// so that none is measured on a shorter answer (as a gateway that pages by
+// itself would answer 20 records for any limit).
+func TestCheckAnswer(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/bare":
+			_, _ = w.Write(records(2))
+		case "/envelope":
+			_, _ = w.Write([]byte(`{"result":` + string(records(20)) + `,"page":{"start":0,"size":20}}`))
+		case "/broken":
+			http.Error(w, "no", http.StatusBadGateway)
+		default:
+			_, _ = w.Write([]byte(`{"other":1}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := srv.Client()
+	assert.NoError(t, checkAnswer(c, srv.URL+"/bare", 2))
+	assert.NoError(t, checkAnswer(c, srv.URL+"/envelope", 20))
+	assert.NoError(t, checkAnswer(c, srv.URL+"/envelope", 0), "the fixed list is 20 records")
+	assert.Error(t, checkAnswer(c, srv.URL+"/envelope", 2000))
+	assert.Error(t, checkAnswer(c, srv.URL+"/broken", 2))
+	assert.Error(t, checkAnswer(c, srv.URL+"/other", 2))
+}

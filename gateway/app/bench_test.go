@@ -108,14 +108,15 @@ func BenchmarkGatewayAccountsV2(b *testing.B) {
 }
 
 // BenchmarkGatewayAccountsV2Page2000 is GET /v2/accounts?limit=2000&offset=0
-// of 2000 accounts (1.4 MB, a Salesforce query batch) through the whole
-// chain: the answer read into a pooled buffer of its declared size, then
-// renamed, filtered and counted for its page member in one rewrite.
+// of 2000 accounts (1.4 MB, a Salesforce query batch) from a backend that
+// pages (options.paging backend) through the whole chain: the answer read
+// into a pooled buffer of its declared size, then renamed, filtered and
+// counted for its page member in one rewrite.
 func BenchmarkGatewayAccountsV2Page2000(b *testing.B) {
 	one := sandboxaccounts.FixedList()
 	list := append([]byte{'['}, bytes.Repeat(append(one[1:len(one)-1:len(one)-1], ','), 100)...)
 	list[len(list)-1] = ']'
-	h, _ := benchGateway(b, list, "GATEWAY_MAX_OUTPUT", "4000000")
+	h, _ := benchGateway(b, list, "GATEWAY_MAX_OUTPUT", "4000000", "GATEWAY_ACCOUNTS_PAGING", "backend")
 	req := httptest.NewRequest(http.MethodGet, "/v2/accounts?limit=2000&offset=0", nil)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(list)))

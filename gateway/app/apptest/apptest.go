@@ -12,9 +12,11 @@ package apptest
 // transport's HTTP/1 engines, default fast), GATEWAY_DATA_DIR, GATEWAY_LOG_COLLECTOR_URL,
 // ACCOUNTS_URL, and for the cluster target GATEWAY_RATE_LIMIT_RPS,
 // GATEWAY_RATE_LIMIT_BURST, GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL,
-// and GATEWAY_MAX_OUTPUT (mapping.maxOutputChars, for the payload sweep's
-// large lists); what is unset takes its default (no rate limit, the memory
-// store, the shipped output limit).
+// and GATEWAY_MAX_OUTPUT (mapping.maxOutputChars) and
+// GATEWAY_ACCOUNTS_PAGING (the accounts upstream's options.paging) for the
+// payload sweep's large pages; what is unset takes its default (no rate
+// limit, the memory store, the shipped output limit, adapter paging as in
+// the shipped config).
 const AccountsConfig = `server:
   listen: ${GATEWAY_LISTEN}
   adminListen: ${GATEWAY_ADMIN_LISTEN}
@@ -52,6 +54,7 @@ upstreams:
     timeout: 10s
     breaker: {consecutiveFailures: 5, openTimeout: 30s, halfOpenRequests: 1}
     retry: {attempts: 2, backoff: 25ms, budget: 0.1}
+    options: {paging: "${GATEWAY_ACCOUNTS_PAGING:-adapter}"}
 routes:
   - path: "/{version}/accounts"
     kind: accounts
