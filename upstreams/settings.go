@@ -97,7 +97,10 @@ type ConcurrencySettings struct {
 	// past the limit fails at once, as a plain bulkhead). Default 4096.
 	Queue int `yaml:"queue"`
 	// QueueTimeout is the longest a call waits for a slot (less when its
-	// request's deadline is nearer). Default 2s.
+	// request's deadline is nearer). Default the upstream's timeout: a
+	// caller waits no longer than the call itself could take, and a machine
+	// short of CPU, which slows every answer, does not turn the wait into
+	// refusals.
 	QueueTimeout time.Duration `yaml:"queueTimeout"`
 }
 

@@ -21,7 +21,6 @@ const (
 	DefaultInitialLimit          = 64
 	DefaultTolerance             = 2.0
 	DefaultQueue                 = 4096
-	DefaultQueueTimeout          = 2 * time.Second
 	DefaultMaxAnswerBytes        = 8 << 20
 	DefaultConsecutiveFailures   = 5
 	DefaultMinRequests           = 20
@@ -114,7 +113,7 @@ func (s Settings) WithDefaults() Settings {
 	if cc.Queue == 0 {
 		cc.Queue = DefaultQueue
 	}
-	cc.QueueTimeout = orDuration(cc.QueueTimeout, DefaultQueueTimeout)
+	cc.QueueTimeout = orDuration(cc.QueueTimeout, s.Timeout) // the call's own bound
 	if s.Transport == "" {
 		s.Transport = TransportFast
 	}

@@ -22,7 +22,7 @@ func TestWithDefaults(t *testing.T) {
 		MaxConcurrent:         1024,
 		MaxAnswerBytes:        8 << 20,
 		Concurrency: ConcurrencySettings{Mode: ConcurrencyAdaptive, MinLimit: 8, InitialLimit: 64, Tolerance: 2,
-			Queue: 4096, QueueTimeout: 2 * time.Second},
+			Queue: 4096, QueueTimeout: 10 * time.Second},
 		Transport: TransportFast,
 		Breaker: BreakerSettings{
 			ConsecutiveFailures: 5, MinRequests: 20, Interval: time.Minute,
