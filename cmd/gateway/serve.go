@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,11 +27,8 @@ import (
 // log. Any problem before serving (config, port in use, missing secret) is
 // returned as one error naming its cause.
 func serve(ctx context.Context, path string, stdout io.Writer, getenv func(string) string) error {
-	cfg, table, err := routes.Load(path, getenv)
+	cfg, table, err := routes.Load(path, getenv, sandboxCheck(sandboxBuilt), dataDirCheck())
 	if err != nil {
-		return err
-	}
-	if err := errors.Join(sandboxProblems(cfg.Upstreams, sandboxBuilt)...); err != nil {
 		return err
 	}
 	logger := newLogger(stdout, cfg.Log.Level)

@@ -211,19 +211,3 @@ func (p *problems) add(path, format string, args ...any) {
 }
 
 func (p *problems) err() error { return errors.Join(p.errs...) }
-
-// Problems splits a joined error into its problems, one per line, sorted,
-// for logs and `gateway check`.
-func Problems(err error) []string {
-	if err == nil {
-		return nil
-	}
-	var lines []string
-	for _, l := range strings.Split(err.Error(), "\n") {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
-	slices.Sort(lines)
-	return lines
-}
