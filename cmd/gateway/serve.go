@@ -88,7 +88,7 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		"versions", cfg.Versions, "endpoints", len(gw.Table.Entries()), "auth", cfg.Auth.Mode, "cluster_store", cfg.Cluster.Store)
 
 	r := reload.New(reload.Options{Path: path, Getenv: getenv, Serving: gw, Shared: shared, Target: api,
-		Counter: m, Logger: logger})
+		Counter: m, Logger: logger, Checks: []routes.Check{sandboxCheck(sandboxBuilt)}})
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)

@@ -12,17 +12,38 @@ import (
 
 // Config is the whole gateway configuration. The zero value of a field means
 // its documented default; Defaults fills them in.
+//
+// Every field of Config carries a reload tag (reload:"yes" or
+// reload:"restart", see ReloadYes) that its keys inherit; a key that differs
+// from its section says so with a tag of its own. The generated reference
+// (docs/reference/configuration.md, go generate ./gateway/config) reads the
+// tags, the yaml names, the defaults Defaults sets and the doc comments.
 type Config struct {
-	Server    Server                        `yaml:"server"`
-	Versions  []string                      `yaml:"versions"`
-	Auth      Auth                          `yaml:"auth"`
-	Errors    Errors                        `yaml:"errors"`
-	Mapping   Mapping                       `yaml:"mapping"`
-	Log       Log                           `yaml:"log"`
-	Models    map[string]Model              `yaml:"models"`
-	Upstreams map[string]upstreams.Settings `yaml:"upstreams"`
-	Routes    []Route                       `yaml:"routes"`
-	Cluster   Cluster                       `yaml:"cluster"`
+	// Server configures the listeners and the data directory.
+	Server Server `yaml:"server" reload:"restart"`
+	// Versions are the API versions served (v1, v2, ...); a route serves
+	// all of them unless it lists its own.
+	Versions []string `yaml:"versions" reload:"yes"`
+	// Auth says how callers are identified and how often they may call.
+	Auth Auth `yaml:"auth" reload:"yes"`
+	// Errors shapes the error envelope.
+	Errors Errors `yaml:"errors" reload:"yes"`
+	// Mapping bounds the key-mapping serializer.
+	Mapping Mapping `yaml:"mapping" reload:"yes"`
+	// Log configures the call log shipped to the collector and the
+	// gateway's own log.
+	Log Log `yaml:"log" reload:"restart"`
+	// Models are the record types, by name: their internal field names and
+	// per-version key maps.
+	Models map[string]Model `yaml:"models" reload:"yes"`
+	// Upstreams are the backends, by name. A reload rebuilds only the
+	// clients whose settings changed; the others keep their breaker state
+	// and connections.
+	Upstreams map[string]upstreams.Settings `yaml:"upstreams" reload:"yes"`
+	// Routes are the served path templates, each with what serves it.
+	Routes []Route `yaml:"routes" reload:"yes"`
+	// Cluster is the state the replicas of one deployment share.
+	Cluster Cluster `yaml:"cluster" reload:"restart"`
 }
 
 // Server configures the listeners.
@@ -83,10 +104,16 @@ type Timeouts struct {
 
 // Limits on what a client may send.
 type Limits struct {
-	MaxBodyBytes   int64 `yaml:"maxBodyBytes"`   // default 10 MiB
-	MaxHeaderBytes int   `yaml:"maxHeaderBytes"` // default 32 KiB
-	MaxURLLength   int   `yaml:"maxURLLength"`   // default 4096
-	MaxJSONDepth   int   `yaml:"maxJSONDepth"`   // default 64
+	// MaxBodyBytes bounds a request body (a route's maxBodyBytes may raise
+	// it): past it the answer is 413. Default 10 MiB.
+	MaxBodyBytes int64 `yaml:"maxBodyBytes" reload:"yes"`
+	// MaxHeaderBytes bounds a request's header section (the listener's
+	// limit as well as the gateway's). Default 32 KiB.
+	MaxHeaderBytes int `yaml:"maxHeaderBytes"`
+	// MaxURLLength bounds a request's URL, 413 past it. Default 4096.
+	MaxURLLength int `yaml:"maxURLLength" reload:"yes"`
+	// MaxJSONDepth bounds the nesting of a request's JSON body. Default 64.
+	MaxJSONDepth int `yaml:"maxJSONDepth" reload:"yes"`
 }
 
 // Auth modes.
@@ -185,7 +212,7 @@ type Log struct {
 	// options. Optional; like every log setting it needs a restart.
 	Collector upstreams.Settings `yaml:"collector"`
 	// SlowThreshold: calls slower than this are logged at warning. Default 1s.
-	SlowThreshold time.Duration `yaml:"slowThreshold"`
+	SlowThreshold time.Duration `yaml:"slowThreshold" reload:"yes"`
 	// DuplicateWindow: the same user, method, path (with its ids), query
 	// and body within it is a duplicate. Default 10s; needs a restart (the
 	// detector, like cluster's store, is made at start).
