@@ -71,10 +71,10 @@ func containerOf(t reflect.Type) (reflect.Type, string) {
 	return nil, ""
 }
 
-// normalPath writes a concrete key path in Keys' form:
+// NormalPath writes a concrete key path in Keys' form:
 // "upstreams.accounts.retry.attempts" becomes
 // "upstreams.<name>.retry.attempts" and "routes[3].kind" "routes[].kind".
-func normalPath(path string) string {
+func NormalPath(path string) string {
 	keys := splitPath(path)
 	var b strings.Builder
 	t := reflect.TypeFor[Config]()

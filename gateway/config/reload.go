@@ -31,7 +31,7 @@ func reloadMode(f reflect.StructField, parent string) string {
 // one as Keys writes it ("upstreams.<name>.timeout"). false for a key that
 // needs a restart or that does not exist.
 func Reloads(path string) bool {
-	p := normalPath(path)
+	p := NormalPath(path)
 	for _, k := range Keys() {
 		if k.Path == p {
 			return k.Reload

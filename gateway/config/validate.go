@@ -175,6 +175,16 @@ func validateLog(p *problems, l *Log) {
 	default:
 		p.add("log.level", "must be debug, info, warn or error, not %q", l.Level)
 	}
+	switch l.Local {
+	case LocalAuto, LocalStdout, LocalOff:
+	default:
+		p.add("log.local", "must be %s, %s or %s, not %q", LocalAuto, LocalStdout, LocalOff, l.Local)
+	}
+	switch l.LocalFormat {
+	case LocalAuto, FormatText, FormatJSON:
+	default:
+		p.add("log.localFormat", "must be %s, %s or %s, not %q", LocalAuto, FormatText, FormatJSON, l.LocalFormat)
+	}
 }
 
 // IsLoopback reports whether a listen address binds only loopback.
