@@ -31,6 +31,9 @@ type Client struct {
 	bulkhead *bulkhead
 	retry    *retrier
 	obs      Observer
+	// attempts hears of every attempt; nil (no cost) unless obs is an
+	// AttemptObserver.
+	attempts AttemptObserver
 }
 
 // NewClient builds the client of upstream name. s is validated (the errors
@@ -58,6 +61,7 @@ func NewClient(name string, s Settings, obs Observer) (*Client, error) {
 		obs:       obs,
 	}
 	c.bounded, _ = c.transport.(deadlineTransport)
+	c.attempts, _ = obs.(AttemptObserver)
 	return c, nil
 }
 
@@ -193,6 +197,9 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		}
 		done, open := c.breaker.allow()
 		if open != nil {
+			if c.attempts != nil {
+				c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Err: open, Decision: "not sent: the breaker is open"})
+			}
 			closeRequestBody(out)
 			if last != nil {
 				// Opened under our own failures: the backend's answer says more.
@@ -202,6 +209,10 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		}
 		prepare(k.parent, out.Header, c.creds)
 
+		var sent time.Time
+		if c.attempts != nil {
+			sent = time.Now()
+		}
 		resp, err := k.roundTrip(out)
 		switch {
 		case err != nil:
@@ -211,16 +222,42 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		case resp.StatusCode >= http.StatusInternalServerError:
 			last = statusError(c.name, resp)
 		default:
+			if c.attempts != nil {
+				c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: resp.StatusCode,
+					Duration: time.Since(sent), Decision: "answered"})
+			}
 			return resp, done, nil
 		}
 		done(last)
 
 		retryable := last.Kind == KindFailed && (last.Status == 0 || retryableStatus(last.Status)) ||
 			last.Kind == KindTimeout && !k.expired()
-		if !canRetry || !retryable || attempt >= c.retry.attempts || !c.retry.spend() {
+		var stop string
+		switch {
+		case !canRetry && noRetry:
+			stop = "not retried: the route says noRetry"
+		case !canRetry:
+			stop = "not retried: the request is not idempotent (no Idempotency-Key) or its body cannot be sent again"
+		case !retryable:
+			stop = "not retried: this failure is not retried"
+		case attempt >= c.retry.attempts:
+			stop = "not retried: no attempts left"
+		case !c.retry.spend():
+			stop = "not retried: the retry budget is spent"
+		}
+		if stop != "" {
+			if c.attempts != nil {
+				c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: last.Status, Err: last,
+					Duration: time.Since(sent), Decision: stop})
+			}
 			return nil, nil, last
 		}
-		if !sleepUntil(k.ctx, k.deadline, c.retry.delay(attempt)) {
+		wait := c.retry.delay(attempt)
+		if c.attempts != nil {
+			c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: last.Status, Err: last,
+				Duration: time.Since(sent), Decision: "retrying", Wait: wait})
+		}
+		if !sleepUntil(k.ctx, k.deadline, wait) {
 			if errors.Is(k.parent.Err(), context.Canceled) {
 				return nil, nil, &Error{Upstream: c.name, Kind: KindCanceled, Err: k.parent.Err()}
 			}
