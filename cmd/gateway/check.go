@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -21,6 +22,7 @@ func check(path string, stdout, stderr io.Writer, getenv func(string) string) in
 		return 1
 	}
 	printTable(stdout, cfg, table)
+	printTieBreaks(stdout, table)
 	return 0
 }
 
@@ -30,6 +32,26 @@ func printProblems(w io.Writer, path string, err error) {
 	fmt.Fprintf(w, "%s is not valid (%s):\n", path, count(len(lines), "problem"))
 	for _, line := range lines {
 		fmt.Fprintf(w, "  %s\n", line)
+	}
+}
+
+// printTieBreaks lists the derived names of declared models that several
+// fields claimed, and what each field got. Types known only from the data
+// upstream's describe are reported in the log when first mapped.
+func printTieBreaks(w io.Writer, t *routes.Table) {
+	var lines []string
+	for name, m := range t.Models {
+		for _, tb := range m.TieBreaks {
+			lines = append(lines, "  models."+name+" "+tb)
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	sort.Strings(lines)
+	fmt.Fprintln(w, "\nTie-breaks of colliding derived names (override with models.<type>.versions.<version>.mapKeys):")
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
 	}
 }
 
