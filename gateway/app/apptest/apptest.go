@@ -18,11 +18,11 @@ package apptest
 // limit, the memory store, the shipped output limit, adapter paging as in
 // the shipped config).
 const AccountsConfig = `server:
-  listen: ${GATEWAY_LISTEN}
-  adminListen: ${GATEWAY_ADMIN_LISTEN}
+  listen: ${GATEWAY_LISTEN:-}
+  adminListen: ${GATEWAY_ADMIN_LISTEN:-}
   tls: {mode: "${GATEWAY_TLS:-auto}"}
   http1: ${GATEWAY_ENGINE:-fast}
-  dataDir: ${GATEWAY_DATA_DIR}
+  dataDir: ${GATEWAY_DATA_DIR:-}
   pprof: true
 versions: [v1, v2, v3]
 mapping:
@@ -37,7 +37,7 @@ cluster:
   redis:
     url: "${GATEWAY_REDIS_URL:-}"
 log:
-  collectorURL: ${GATEWAY_LOG_COLLECTOR_URL}
+  collectorURL: ${GATEWAY_LOG_COLLECTOR_URL:-}
   format: text
   batchSize: 100
   flushInterval: 1s
@@ -49,7 +49,7 @@ models:
       BillingStreet, ParentId, Type, Total_Assets__c, PhotoUrl, Website, AccountNumber, Fax, Phone]
 upstreams:
   accounts:
-    url: ${ACCOUNTS_URL}
+    url: ${ACCOUNTS_URL:-}
     transport: ${GATEWAY_ENGINE:-fast}
     timeout: 10s
     breaker: {consecutiveFailures: 5, openTimeout: 30s, halfOpenRequests: 1}
