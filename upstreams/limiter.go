@@ -12,8 +12,9 @@ import (
 // concurrency-limits Gradient2: the latency of each window of calls
 // (short-term) is compared with its long-term average, and
 //
-//	gradient = clamp(tolerance * long / short, 0.5, 1)
-//	limit    = (1-s) * limit + s * (limit*gradient + sqrt(limit))
+//	gradient = clamp(tolerance * long / short, 0.5, 1)  (0.5 when a call timed out)
+//	limit    = (1-s)*limit + s*(limit + sqrt(limit))    when gradient is 1
+//	limit    = (1-s)*limit + s*limit*gradient           when it is below
 //
 // with smoothing s = 0.2, clamped to [min, max]. While latency holds, the
 // limit grows by about a fifth of its square root per window; when a
