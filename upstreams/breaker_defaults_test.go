@@ -128,7 +128,7 @@ func TestDefaultBreakerStaysClosedOnRandomTenPercentFailures(t *testing.T) {
 	// come in runs now and then; ten in a row is what the consecutive rule
 	// waits for, about once in ten billion calls.
 	rng := rand.New(rand.NewPCG(1, 2))
-	fail := make([]bool, 5000)
+	fail := make([]bool, 2000)
 	for i := range fail {
 		fail[i] = rng.IntN(10) == 0
 	}
