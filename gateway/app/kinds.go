@@ -105,7 +105,7 @@ func (e kindEnv) kinds() map[string]router.Factory {
 		}), files.Options{SpoolDir: filepath.Join(e.cfg.Server.DataDir, "spool")}),
 		config.KindMessages: messages.New(resolver(e.upstreams, func(up Upstream) (*feed.Client, error) {
 			return feed.New(up.BaseURL, up.Client), nil
-		}), messages.Options{}),
+		}), messages.Options{MaxDepth: maxDepth}),
 		config.KindProxy: proxy.New(resolver(e.upstreams, func(up Upstream) (proxy.Backend, error) {
 			b := proxy.Backend{Doer: up.Client, BaseURL: up.BaseURL, APIVersion: up.Client.Settings().Options["apiVersion"]}
 			if e.dataUpstreams()[up.Client.Name()] {
