@@ -36,6 +36,11 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		return err
 	}
 	logger := newLogger(stdout, cfg.Log.Level)
+	if soft, hard, err := server.RaiseFileLimit(); err != nil {
+		logger.Warn("the open-files limit could not be raised to its hard limit", "soft", soft, "hard", hard, "err", err)
+	} else {
+		logger.Info("open-files limit", "soft", soft, "hard", hard)
+	}
 	version, revision, goVersion := buildInfo()
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg, metrics.BuildInfo{Version: version, Revision: revision, GoVersion: goVersion})

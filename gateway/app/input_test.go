@@ -97,7 +97,7 @@ func TestMembersMappedToOneFieldAreRefused(t *testing.T) {
 		{desc: "one key twice", method: "POST", path: "/v2/accounts",
 			body: `{"name":"a","name":"b"}`, detail: `field "name" given twice`},
 		{desc: "in a bulk update", method: "PUT", path: "/v2/accounts",
-			body: `[{"id":"001000000000001AAA","name":"a"},{"id":"001000000000002AAA","name":"a","Name":"b"}]`,
+			body:   `[{"id":"001000000000001AAA","name":"a"},{"id":"001000000000002AAA","name":"a","Name":"b"}]`,
 			detail: `fields "name" and "Name" are the same field`},
 		{desc: "a record mapped by the model route", method: "GET", path: "/v2/settings/model/Account",
 			body: `{"name":"a","Name":"b"}`, detail: `fields "name" and "Name" are the same field`},

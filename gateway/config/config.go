@@ -81,12 +81,24 @@ type Timeouts struct {
 	Shutdown time.Duration `yaml:"shutdown"`
 }
 
-// Limits on what a client may send.
+// Limits on what clients may send and hold.
 type Limits struct {
 	MaxBodyBytes   int64 `yaml:"maxBodyBytes"`   // default 10 MiB
 	MaxHeaderBytes int   `yaml:"maxHeaderBytes"` // default 32 KiB
 	MaxURLLength   int   `yaml:"maxURLLength"`   // default 4096
 	MaxJSONDepth   int   `yaml:"maxJSONDepth"`   // default 64
+	// MaxConnections caps the API listener's open connections, whichever
+	// engine serves it (fast, std, TLS). At the cap the gateway accepts
+	// nothing more until one closes: new connections wait in the kernel's
+	// listen backlog (a slow connect, not a refusal). At start it is
+	// lowered, with a warning, to what the file-descriptor limit leaves
+	// room for beside the admin listener and upstream connections.
+	// Default 10000; needs a restart.
+	MaxConnections int `yaml:"maxConnections"`
+	// MaxAdminConnections caps the admin listener's connections apart from
+	// the API's, so /readyz, /healthz and /metrics are answered however the
+	// API is loaded. Default 64; needs a restart.
+	MaxAdminConnections int `yaml:"maxAdminConnections"`
 }
 
 // Auth modes.

@@ -18,6 +18,8 @@ func Defaults(c *Config) {
 	setInt(&s.Limits.MaxHeaderBytes, 32<<10)
 	setInt(&s.Limits.MaxURLLength, 4096)
 	setInt(&s.Limits.MaxJSONDepth, 64)
+	setInt(&s.Limits.MaxConnections, 10000)
+	setInt(&s.Limits.MaxAdminConnections, 64)
 	setStr(&s.DataDir, "./data")
 	setStr(&s.HTTP1, HTTP1Fast)
 
