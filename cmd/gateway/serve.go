@@ -22,6 +22,7 @@ import (
 	"github.com/restgate/gateway/gateway/reload"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/gateway/server"
+	"github.com/restgate/gateway/gateway/spool"
 )
 
 // serve runs the gateway until ctx is done, then drains and flushes the call
@@ -58,6 +59,17 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	defer stopShipping()
 	go shipper.Run(shipCtx)
 
+	// Once per process, never on reload: what crashed gateways left in the
+	// spool is removed, a live one's files are not (gateway/spool).
+	uploads, swept, err := spool.Open(app.SpoolDir(cfg), cfg.Server.Limits.MaxSpoolBytes)
+	if err != nil {
+		return err
+	}
+	defer uploads.Close()
+	if swept.Files > 0 || swept.Dirs > 0 || swept.Skipped != "" {
+		logger.Info("upload spool swept of what stopped gateways left", "dirs", swept.Dirs, "files", swept.Files,
+			"bytes", swept.Bytes, "skipped", swept.Skipped)
+	}
 	sb := &sandboxes{dataDir: cfg.Server.DataDir, logger: logger}
 	defer sb.close()
 	store, err := cluster.Open(cfg.Cluster, m, logger)
@@ -69,6 +81,7 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		Logger: logger, Metrics: m, CallLog: shipper, Cluster: store,
 		Duplicates: store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries)),
 		Upstreams:  app.NewUpstreamSet(m, sb.url),
+		Spool:      uploads,
 	}
 	gw, err := app.Build(ctx, cfg, table, shared)
 	if err != nil {

@@ -99,6 +99,14 @@ type Limits struct {
 	// the API's, so /readyz, /healthz and /metrics are answered however the
 	// API is loaded. Default 64; needs a restart.
 	MaxAdminConnections int `yaml:"maxAdminConnections"`
+	// MaxSpoolBytes bounds the bytes of uploads spooled to disk at once by
+	// the process (server.dataDir/spool). An upload that announces more
+	// than is left is answered DATABASE_OPERATION_FAILED 503 with
+	// Retry-After; one of unannounced length (chunked) that runs past it,
+	// 507. Every files route's maxBodyBytes must fit in it. Size the data
+	// volume from it (deploy/helm: uploads.*). Default 2 GiB; needs a
+	// restart.
+	MaxSpoolBytes int64 `yaml:"maxSpoolBytes"`
 }
 
 // Auth modes.
@@ -299,6 +307,13 @@ type Route struct {
 	NoRetry bool `yaml:"noRetry"`
 	// MaxBodyBytes overrides server.limits.maxBodyBytes for this route.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
+	// MaxConcurrent (kind files only) caps the route's uploads in flight:
+	// each holds two descriptors, a goroutine and a spool file for up to
+	// its bodyTimeout. Past it uploads are answered
+	// DATABASE_OPERATION_FAILED 503 with Retry-After before their body is
+	// read. Default 16; a change reloads (uploads in flight keep their
+	// place).
+	MaxConcurrent int `yaml:"maxConcurrent"`
 	// BodyTimeout, when set, replaces server.timeouts.read and .write for
 	// this route's requests, so a large upload is not cut off by the
 	// listener's deadlines; counted from when the route starts.

@@ -98,6 +98,9 @@ func validateServer(p *problems, s *Server) {
 	if s.Limits.MaxAdminConnections < 1 {
 		p.add("server.limits.maxAdminConnections", "must be at least 1")
 	}
+	if s.Limits.MaxSpoolBytes < 1 {
+		p.add("server.limits.maxSpoolBytes", "must be positive")
+	}
 }
 
 func validateAuth(p *problems, a *Auth, listen string) {

@@ -18,8 +18,6 @@ import (
 	"net/http/pprof"
 	"sync/atomic"
 
-	"golang.org/x/net/netutil"
-
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/server/h1server"
 )
@@ -82,11 +80,11 @@ func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, lo
 	// Each listener has its own cap, so a flood of API connections never
 	// takes the admin listener's (probes, metrics); at a cap connections
 	// wait in the kernel's backlog.
-	adminLn = netutil.LimitListener(adminLn, cfg.Limits.MaxAdminConnections)
+	adminLn = newLimitListener(adminLn, cfg.Limits.MaxAdminConnections)
 	fast := tlsCfg == nil && cfg.HTTP1 != config.HTTP1Std
 	if !fast {
 		// h1server caps its connections itself (Options.MaxConns)
-		apiLn = netutil.LimitListener(apiLn, apiCap)
+		apiLn = newLimitListener(apiLn, apiCap)
 	}
 	if tlsCfg != nil {
 		api = hsts(api)
