@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -95,19 +93,7 @@ func TestAPIFloodLeavesTheAdminListenerAnswering(t *testing.T) {
 	assert.True(t, strings.Contains(log, "server.limits.maxConnections lowered") && strings.Contains(log, `"effective":32`), log)
 }
 
-// syncBuffer is a bytes.Buffer a child process writes to while the test
-// reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
+// String is what the child process wrote so far.
 func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
