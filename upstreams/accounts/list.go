@@ -19,11 +19,11 @@ type Page struct {
 	Limit  int
 	Offset int
 	// Uncounted, with backend paging, has List return the answer without
-	// counting its records (checked as a JSON array by its ends only), its
-	// Placement's Size -1: for a caller that counts them as it reads the
-	// answer anyway (the gateway's writer, in its rewrite), and completes
-	// the placement with Place, instead of one more pass over the list
-	// here. With adapter paging it changes nothing.
+	// counting its records (judged as a JSON array by its ends only, as the
+	// whole list is), its Placement's Size -1: for a caller that counts them
+	// as it reads the answer anyway (the gateway's writer, in its rewrite)
+	// and completes the placement with Place, instead of one more pass over
+	// the list here. With adapter paging it changes nothing.
 	Uncounted bool
 }
 
@@ -58,44 +58,55 @@ func (c *Client) List(ctx context.Context, page *Page) (*upstreams.Answer, Place
 		}
 		u += "?" + q.Encode()
 	}
-	ans, err := c.call(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, Placement{}, err
-	}
 	if page == nil || page.Uncounted && c.opts.Paging == PagingBackend {
 		// The whole list, as the hot path asks for it, or a page its caller
 		// counts: not walked here (the gateway's writer rewrites and
 		// validates every byte of it anyway), so its placement is unknown.
-		if !isJSONArray(ans.JSON) {
-			ans.Release()
-			return nil, Placement{}, invalid("list is not a JSON array", nil)
+		ans, err := c.call(ctx, http.MethodGet, u, nil, wholeList)
+		if err != nil {
+			return nil, Placement{}, err
 		}
 		if page != nil {
 			return ans, Placement{Start: page.Offset, Size: -1, Total: -1}, nil
 		}
 		return ans, Placement{Size: -1, Total: -1}, nil
 	}
-	n, ok := jsonspan.Count(ans.JSON)
-	if !ok {
-		ans.Release()
-		return nil, Placement{}, invalid("list is not a JSON array", nil)
-	}
-	switch {
-	case c.opts.Paging == PagingBackend:
-		p, err := Place(page, n)
-		if err != nil {
-			ans.Release()
-			return nil, Placement{}, err
-		}
-		return ans, p, nil
-	}
-	out, p, err := window(ans.JSON, page.Offset, page.Limit)
+	var p Placement
+	ans, err := c.call(ctx, http.MethodGet, u, nil, func(a *upstreams.Answer) (err error) {
+		p, err = c.cut(a, page)
+		return err
+	})
 	if err != nil {
-		ans.Release()
-		return nil, Placement{}, invalid("list is not a JSON array", err)
+		return nil, Placement{}, err
 	}
-	ans.JSON = out
 	return ans, p, nil
+}
+
+// wholeList judges the answer of the whole list: it must have the shape
+// of an array.
+func wholeList(a *upstreams.Answer) error {
+	if !isJSONArray(a.JSON) {
+		return invalid("list is not a JSON array", nil)
+	}
+	return nil
+}
+
+// cut judges the answer of a page and makes a.JSON that page, cut by the
+// adapter when the backend does not page.
+func (c *Client) cut(a *upstreams.Answer, page *Page) (Placement, error) {
+	n, ok := jsonspan.Count(a.JSON)
+	if !ok {
+		return Placement{}, invalid("list is not a JSON array", nil)
+	}
+	if c.opts.Paging == PagingBackend {
+		return Place(page, n)
+	}
+	out, p, err := window(a.JSON, page.Offset, page.Limit)
+	if err != nil {
+		return Placement{}, invalid("list is not a JSON array", err)
+	}
+	a.JSON = out
+	return p, nil
 }
 
 // Place is the placement of a backend-paged answer of n records to page,
