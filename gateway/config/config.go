@@ -223,6 +223,18 @@ type Errors struct {
 	ExposeSystemMessages bool `yaml:"exposeSystemMessages"`
 }
 
+// Defaults of routes[].maxAnswerBytes.
+const (
+	// AnswerCapFactor times mapping.maxOutputChars is a route's default
+	// answer cap: key maps shorten names, dropped nulls and field
+	// selection remove members, so an answer may be a few times its
+	// output, and no answer that is more can be sent.
+	AnswerCapFactor = 8
+	// MinAnswerCap is the least default answer cap (a describe, an answer
+	// narrowed to a few fields).
+	MinAnswerCap = 1 << 20
+)
+
 // Mapping configures the key-mapping serializer.
 type Mapping struct {
 	// MaxOutputChars: an answer at or above it is SERIALIZATION_FAILED.
@@ -391,6 +403,16 @@ type Route struct {
 	NoRetry bool `yaml:"noRetry"`
 	// MaxBodyBytes overrides server.limits.maxBodyBytes for this route.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
+	// MaxAnswerBytes caps each upstream answer this route reads: an answer
+	// that declares more is refused before its body is read, one that
+	// sends more at the first byte past it (CALLOUT_FAILED 502). Default,
+	// for a route with an upstream, 8 times mapping.maxOutputChars, at
+	// least 1 MiB (AnswerCapFactor, MinAnswerCap): what a route can answer
+	// is bounded by maxOutputChars, and an answer several times that size
+	// can only fail. See docs/operations/tuning.md. Raise it for a route whose answers shrink a
+	// lot on the way (a v1 field selection, a delete-all that lists every
+	// record). A change reloads.
+	MaxAnswerBytes int64 `yaml:"maxAnswerBytes"`
 	// MaxConcurrent (kind files only) caps the route's uploads in flight:
 	// each holds two descriptors, a goroutine and a spool file for up to
 	// its bodyTimeout. Past it uploads are answered

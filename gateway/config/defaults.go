@@ -59,6 +59,9 @@ func Defaults(c *Config) {
 		if len(c.Routes[i].Methods) == 0 {
 			c.Routes[i].Methods = []string{"GET"}
 		}
+		if c.Routes[i].Upstream != "" {
+			setInt64(&c.Routes[i].MaxAnswerBytes, max(AnswerCapFactor*int64(c.Mapping.MaxOutputChars), MinAnswerCap))
+		}
 		if c.Routes[i].Kind == KindFiles {
 			setInt(&c.Routes[i].MaxConcurrent, DefaultMaxConcurrentUploads)
 		}

@@ -100,7 +100,7 @@ func guard(rt *routes.Route, method string, h call.Handler, defaultMax int64, de
 	if limit == 0 {
 		limit = defaultMax
 	}
-	opts := upstreams.CallOptions{Timeout: rt.Spec.Timeout, NoRetry: rt.Spec.NoRetry}
+	opts := upstreams.CallOptions{Timeout: rt.Spec.Timeout, NoRetry: rt.Spec.NoRetry, MaxAnswer: rt.Spec.MaxAnswerBytes}
 	kind := rt.Spec.Kind
 	if rt.Spec.Action != "" {
 		kind += ":" + rt.Spec.Action

@@ -165,6 +165,9 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 	if rc.BodyTimeout < 0 {
 		bad(".bodyTimeout", "must not be negative")
 	}
+	if rc.MaxAnswerBytes < 0 {
+		bad(".maxAnswerBytes", "must not be negative")
+	}
 	switch {
 	case rc.Kind != config.KindFiles && rc.MaxConcurrent != 0:
 		bad(".maxConcurrent", "only a files route takes it (uploads in flight)")

@@ -11,8 +11,12 @@ package apptest
 // (default auto), GATEWAY_ENGINE (the API listener's and the upstream
 // transport's HTTP/1 engines, default fast), GATEWAY_DATA_DIR, GATEWAY_LOG_COLLECTOR_URL,
 // ACCOUNTS_URL, and for the cluster target GATEWAY_RATE_LIMIT_RPS,
-// GATEWAY_RATE_LIMIT_BURST, GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL;
-// what is unset takes its default (no rate limit, the memory store).
+// GATEWAY_RATE_LIMIT_BURST, GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL,
+// and GATEWAY_MAX_OUTPUT (mapping.maxOutputChars) and
+// GATEWAY_ACCOUNTS_PAGING (the accounts upstream's options.paging) for the
+// payload sweep's large pages; what is unset takes its default (no rate
+// limit, the memory store, the shipped output limit, adapter paging as in
+// the shipped config).
 const AccountsConfig = `server:
   listen: ${GATEWAY_LISTEN:-}
   adminListen: ${GATEWAY_ADMIN_LISTEN:-}
@@ -21,6 +25,8 @@ const AccountsConfig = `server:
   dataDir: ${GATEWAY_DATA_DIR:-}
   pprof: true
 versions: [v1, v2, v3]
+mapping:
+  maxOutputChars: ${GATEWAY_MAX_OUTPUT:-50000}
 auth:
   mode: none
   rateLimit:
@@ -48,6 +54,7 @@ upstreams:
     timeout: 10s
     breaker: {consecutiveFailures: 10, failureRatio: 0.5, minRequests: 20, openTimeout: 30s, halfOpenRequests: 1}
     retry: {attempts: 2, backoff: 25ms, budget: 0.1}
+    options: {paging: "${GATEWAY_ACCOUNTS_PAGING:-adapter}"}
 routes:
   - path: "/{version}/accounts"
     kind: accounts
