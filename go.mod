@@ -24,6 +24,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require github.com/yuin/goldmark v1.8.7
+
 require (
 	github.com/MicahParks/jwkset v0.5.19 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
