@@ -45,6 +45,10 @@ type Server struct {
 	// listener is net/http's whatever this says. Default fast. A change
 	// needs a restart. See docs/internals/http-engines.md.
 	HTTP1 string `yaml:"http1"`
+	// PublicURL is the address clients reach the API at (https://api.example.com),
+	// the server of the OpenAPI documents. Default empty: the documents name
+	// "/", the origin they were fetched from. Reloads.
+	PublicURL string `yaml:"publicURL"`
 }
 
 // Engines of Server.HTTP1 (and of an upstream's transport, whose values
@@ -198,8 +202,17 @@ type Log struct {
 // Model is a record type: its internal field names and, per version, an
 // explicit key map that replaces the derived one.
 type Model struct {
-	Fields   []string                `yaml:"fields"`
+	Fields []string `yaml:"fields"`
+	// Types gives fields their JSON type in the OpenAPI document: string,
+	// integer, number, boolean, date or date-time, by internal name. A
+	// field not listed is a string. Optional; reloads.
+	Types    map[string]string       `yaml:"types"`
 	Versions map[string]ModelVersion `yaml:"versions"`
+}
+
+// FieldTypes are the values of Model.Types.
+func FieldTypes() []string {
+	return []string{"string", "integer", "number", "boolean", "date", "date-time"}
 }
 
 // ModelVersion overrides a model's key map for one version.

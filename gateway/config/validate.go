@@ -68,6 +68,11 @@ func validateServer(p *problems, s *Server) {
 	default:
 		p.add("server.tls.mode", "must be auto, off or files, not %q", s.TLS.Mode)
 	}
+	if s.PublicURL != "" {
+		if u, err := url.Parse(s.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			p.add("server.publicURL", "must be an absolute http or https URL, not %q", s.PublicURL)
+		}
+	}
 	switch s.HTTP1 {
 	case HTTP1Fast, HTTP1Std:
 	default:

@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/gateway/contract"
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/upstreams"
@@ -35,6 +36,11 @@ type Options struct {
 	Writer *call.Writer
 	// MaxBodyBytes is the body limit of routes that set none.
 	MaxBodyBytes int64
+	// Contracts declares each route's operations; a request's query is
+	// checked against its operation's declaration before the handler runs
+	// (contract.Operation.CheckQuery). A kind without a declaration takes
+	// any query.
+	Contracts contract.Registry
 }
 
 // New builds the router for t. Routes whose kind has no factory are an error,
@@ -62,7 +68,7 @@ func New(t *routes.Table, o Options) (http.Handler, error) {
 				return nil, fmt.Errorf("routes[%d].methods: kind %s does not serve %s", rt.Index, rt.Spec.Kind, m)
 			}
 			route := r.Path(pattern).Methods(m).MatcherFunc(servesVersion(rt)).
-				Handler(extendDeadlines(rt.Spec.BodyTimeout, o.Writer.Serve(guard(rt, m, h, o.MaxBodyBytes))))
+				Handler(extendDeadlines(rt.Spec.BodyTimeout, o.Writer.Serve(guard(rt, m, h, o))))
 			regs = append(regs, registered{rt: rt, method: m, route: route})
 		}
 		key := routes.Shape(rt.Template)
@@ -82,20 +88,26 @@ func New(t *routes.Table, o Options) (http.Handler, error) {
 
 // guard binds the call to its route and version, checks roles, bounds the
 // body and passes the route's upstream call options on.
-func guard(rt *routes.Route, method string, h call.Handler, defaultMax int64) call.Handler {
+func guard(rt *routes.Route, method string, h call.Handler, o Options) call.Handler {
 	roles := rt.Spec.Roles[method]
 	if roles == nil {
 		roles = rt.Spec.Roles["*"]
 	}
 	limit := rt.Spec.MaxBodyBytes
 	if limit == 0 {
-		limit = defaultMax
+		limit = o.MaxBodyBytes
 	}
+	op, declared := o.Contracts.Of(rt, method)
 	opts := upstreams.CallOptions{Timeout: rt.Spec.Timeout, NoRetry: rt.Spec.NoRetry}
 	return func(r *http.Request, c *call.Call) (call.Result, error) {
 		bind(c, rt, r)
 		if len(roles) > 0 && !c.Identity.HasRole(roles) {
 			return call.Result{}, envelope.New(envelope.AccessDenied, c.Identity.UserID, strings.Join(roles, ", "))
+		}
+		if declared {
+			if err := checkQuery(r, &op); err != nil {
+				return call.Result{}, err
+			}
 		}
 		if r.ContentLength > limit {
 			return call.Result{}, envelope.New(envelope.RequestTooLarge, fmt.Sprintf("the body is over %d bytes", limit))
@@ -106,6 +118,19 @@ func guard(rt *routes.Route, method string, h call.Handler, defaultMax int64) ca
 		}
 		return h(r, c)
 	}
+}
+
+// checkQuery checks r's query against op: one strict parse, then the
+// declaration (nothing is parsed when there is no query).
+func checkQuery(r *http.Request, op *contract.Operation) error {
+	if r.URL.RawQuery == "" {
+		return op.CheckEmpty()
+	}
+	q, err := call.ParseQuery(r)
+	if err != nil {
+		return err
+	}
+	return op.CheckQuery(q)
 }
 
 // extendDeadlines gives a route's requests their own read and write
