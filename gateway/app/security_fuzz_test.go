@@ -23,8 +23,18 @@ import (
 // data directory.
 func sandboxGateway(tb testing.TB, engine string) http.Handler {
 	tb.Helper()
+	return sandboxGatewayWith(tb, engine, nil)
+}
+
+// sandboxGatewayWith is sandboxGateway with further environment variables
+// for the shipped config.
+func sandboxGatewayWith(tb testing.TB, engine string, more map[string]string) http.Handler {
+	tb.Helper()
 	dir := tb.TempDir()
 	env := map[string]string{"GATEWAY_TLS": "off", "GATEWAY_DATA_DIR": dir}
+	for k, v := range more {
+		env[k] = v
+	}
 	cfg, err := config.Load(shippedConfig, func(k string) string { return env[k] })
 	require.NoError(tb, err)
 	useEngine(cfg, engine)
