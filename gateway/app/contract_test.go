@@ -113,6 +113,9 @@ func (c *contractClient) do(t *testing.T, e exchange) []byte {
 		Body: io.NopCloser(bytes.NewReader(body)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
 	require.NoError(t, openapi3filter.ValidateResponse(context.Background(), out), "%s: the answer breaks the document: %s", what, body)
 	c.covered[route.Operation.OperationID]++
+	if testing.Verbose() && rec.Code >= 400 {
+		t.Logf("%s -> %d %s", what, rec.Code, body)
+	}
 	return body
 }
 
@@ -128,6 +131,16 @@ func (c *contractClient) uncovered() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// reason is the formattedClientMessage of an error answer.
+func reason(t *testing.T, body []byte) string {
+	t.Helper()
+	var env struct {
+		ResponseCode struct{ FormattedClientMessage string }
+	}
+	require.NoError(t, json.Unmarshal(body, &env))
+	return env.ResponseCode.FormattedClientMessage
 }
 
 func resultOf(t *testing.T, body []byte, dst any) {
@@ -156,7 +169,8 @@ func uploadForm(t *testing.T) (string, string) {
 // TestEveryOperationKeepsTheDocument sends requests through the router for
 // every operation of the shipped config's v2 document, failures included,
 // and validates each request and each answer against the document with
-// kin-openapi's openapi3filter.
+// kin-openapi's openapi3filter. The backends' rejections carry their
+// reasons to the client.
 func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	t.Parallel()
 	c := newContractClient(t, nil)
@@ -181,7 +195,8 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	run(exchange{method: "PUT", path: "/v2/accounts", body: `[{"id":"` + created.ID + `","site":"x"},{"id":"001000000000000AAA","site":"y"}]`, status: 200})
 	run(exchange{method: "PUT", path: "/v2/accounts", body: `{"id":"` + created.ID + `"}`, invalid: true, status: 400})
 	run(exchange{method: "GET", path: "/v2/accounts/" + created.ID, status: 200})
-	run(exchange{method: "GET", path: "/v2/accounts/001000000000000AAA", status: 404})
+	assert.Contains(t, reason(t, run(exchange{method: "GET", path: "/v2/accounts/001000000000000AAA", status: 404})),
+		"Encountered an error: account 001000000000000AAA not found")
 	run(exchange{method: "GET", path: "/v2/accounts/not-an-id", invalid: true, status: 400})
 	run(exchange{method: "PUT", path: "/v2/accounts/" + created.ID, body: `{"name":"Acme 2"}`, status: 200})
 	run(exchange{method: "DELETE", path: "/v2/accounts/" + created.ID, status: 200})
@@ -189,12 +204,14 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 
 	// workflow
 	run(exchange{method: "GET", path: "/v2/users/kermit", status: 200})
-	run(exchange{method: "GET", path: "/v2/users/nobody", status: 404})
+	assert.Contains(t, reason(t, run(exchange{method: "GET", path: "/v2/users/nobody", status: 404})),
+		"Could not find a user with id 'nobody'")
 	run(exchange{method: "GET", path: "/v2/process-definitions?latest=false&size=1", status: 200})
 	run(exchange{method: "GET", path: "/v2/process-definitions?latest=maybe", invalid: true, status: 400})
 	run(exchange{method: "POST", path: "/v2/process-instances", status: 201,
 		body: `{"processDefinitionKey":"loanProcess","businessKey":"contract-1","variables":[{"name":"amount","value":1.10}]}`})
-	run(exchange{method: "POST", path: "/v2/process-instances", body: `{"processDefinitionKey":"noSuchProcess"}`, status: 400})
+	assert.Contains(t, reason(t, run(exchange{method: "POST", path: "/v2/process-instances", body: `{"processDefinitionKey":"noSuchProcess"}`, status: 400})),
+		"no processes deployed with key 'noSuchProcess'")
 	run(exchange{method: "POST", path: "/v2/process-instances", body: `{"processDefinitionKey":1}`, invalid: true, status: 400})
 	var tasks []struct{ ID string }
 	resultOf(t, run(exchange{method: "GET", path: "/v2/tasks?processInstanceBusinessKey=contract-1&includeProcessVariables=true", status: 200}), &tasks)
@@ -206,7 +223,8 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	run(exchange{method: "GET", path: "/v2/tasks/999999", status: 404})
 	run(exchange{method: "PUT", path: task, body: `{"owner":"kermit"}`, status: 200})
 	run(exchange{method: "POST", path: task + "/claims", body: `{"assignee":"kermit"}`, status: 200})
-	run(exchange{method: "POST", path: task + "/claims", body: `{"assignee":"gonzo"}`, status: 409})
+	assert.Contains(t, reason(t, run(exchange{method: "POST", path: task + "/claims", body: `{"assignee":"gonzo"}`, status: 409})),
+		"is already claimed by someone else")
 	run(exchange{method: "DELETE", path: task + "/claims", status: 200})
 	run(exchange{method: "POST", path: task + "/delegations", body: `{"assignee":"gonzo"}`, status: 200})
 	run(exchange{method: "POST", path: task + "/completions", body: `{"disposition":"nope"}`, invalid: true, status: 400})
@@ -220,7 +238,8 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	run(exchange{method: "GET", path: "/v2/sobjects/Account/describe", status: 200})
 	run(exchange{method: "GET", path: "/v2/sobjects/Nothing/describe", status: 404})
 	run(exchange{method: "GET", path: "/v2/query?q=SELECT+Id,Name+FROM+Account", status: 200})
-	run(exchange{method: "GET", path: "/v2/query?q=SELECT+Nme+FROM+Account", status: 400})
+	assert.Contains(t, reason(t, run(exchange{method: "GET", path: "/v2/query?q=SELECT+Nme+FROM+Account", status: 400})),
+		"INVALID_FIELD: No such column 'Nme' on entity 'Account'.")
 	run(exchange{method: "GET", path: "/v2/query", invalid: true, status: 400})
 	run(exchange{method: "GET", path: "/v2/query/01gD0000000000AAAA-2000", status: 400})
 	run(exchange{method: "GET", path: "/v2/search?q=FIND+%7BAcme%7D", status: 200})

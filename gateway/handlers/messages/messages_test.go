@@ -134,7 +134,11 @@ func TestPostUpstreamErrors(t *testing.T) {
 			assert.Equal(t, tt.want, a.Status)
 			assert.Equal(t, tt.code, a.ResponseCode.ID)
 			assert.Contains(t, a.ResponseCode.FormattedSystemMessage, tt.system)
-			assert.NotContains(t, a.ResponseCode.FormattedClientMessage, tt.system, "backend text stays out of the client message")
+			if tt.want < 500 {
+				assert.Contains(t, a.ResponseCode.FormattedClientMessage, tt.system, "a rejection's reason reaches the client")
+			} else {
+				assert.NotContains(t, a.ResponseCode.FormattedClientMessage, tt.system, "a failure's text stays in the system message")
+			}
 		})
 	}
 }
