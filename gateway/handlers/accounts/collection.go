@@ -109,7 +109,7 @@ func (h *collection) list(r *http.Request, _ *call.Call) (call.Result, error) {
 	if err != nil {
 		return call.Result{}, call.Upstream(err, envelope.SObjectOperationFailed)
 	}
-	return call.Result{JSON: body.JSON, Owner: body, Page: pageOf(r, q, page, at)}, nil
+	return call.Result{JSON: body.JSON, Owner: body, Page: pageOf(r, q, page, at), SizeParam: "limit"}, nil
 }
 
 func (h *collection) create(r *http.Request, c *call.Call) (call.Result, error) {

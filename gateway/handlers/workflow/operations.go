@@ -192,7 +192,7 @@ func listResult(r *http.Request, q map[string][]string, list engine.List, size i
 	if err != nil {
 		return call.Result{}, call.Upstream(invalid(err), envelope.QueryOperationFailed)
 	}
-	return call.Result{JSON: out, Page: page(r, q, list, size)}, nil
+	return call.Result{JSON: out, Page: page(r, q, list, size), SizeParam: "size"}, nil
 }
 
 // invalid is the upstream error of an engine answer the gateway cannot
