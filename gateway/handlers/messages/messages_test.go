@@ -160,7 +160,7 @@ func TestMethodsOtherThanPost(t *testing.T) {
 	rec := httptest.NewRecorder()
 	newGateway(t, srv.URL, handlertest.Client(t)).ServeHTTP(rec, req)
 	assert.Equal(t, http.StatusMethodNotAllowed, rec.Code)
-	assert.Equal(t, "POST", rec.Header().Get("Allow"))
+	assert.Equal(t, "OPTIONS, POST", rec.Header().Get("Allow"))
 }
 
 func TestSandboxStoresMessages(t *testing.T) {
