@@ -178,7 +178,7 @@ func TestPanicIsEnveloped(t *testing.T) {
 	sh := &Shared{Logger: discardLogger(), Metrics: m, CallLog: log, Duplicates: duplicates.New(time.Minute, 10)}
 	w := call.NewWriter(call.WriterConfig{Catalog: testCatalog()})
 	panicky := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("kaboom") })
-	h := chain(panicky, cfg, sh, noneAuth(t), w, time.Now)
+	h := chain(panicky, cfg, sh, noneAuth(t), w, time.Now, edges{})
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/x", nil))
 	assert.Equal(t, 500, rec.Code)

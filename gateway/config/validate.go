@@ -45,6 +45,11 @@ func Validate(c *Config) error {
 	if c.Mapping.MaxDepth < 1 {
 		p.add("mapping.maxDepth", "must be at least 1")
 	}
+	for i := range c.Routes {
+		if c.Routes[i].CORS != nil {
+			validateCORS(&p, fmt.Sprintf("routes[%d].cors", i), c.Routes[i].CORS)
+		}
+	}
 	validateLog(&p, &c.Log)
 	validateCluster(&p, &c.Cluster)
 	for name, s := range c.Upstreams {
@@ -73,6 +78,8 @@ func validateServer(p *problems, s *Server) {
 			p.add("server.publicURL", "must be an absolute http or https URL, not %q", s.PublicURL)
 		}
 	}
+	validateCORS(p, "server.cors", &s.CORS)
+	validateCompression(p, &s.Compression)
 	switch s.HTTP1 {
 	case HTTP1Fast, HTTP1Std:
 	default:
