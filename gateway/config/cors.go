@@ -8,7 +8,6 @@ import (
 	"time"
 )
 
-
 // Enabled reports whether the policy allows any origin.
 func (c *CORS) Enabled() bool { return c != nil && len(c.AllowedOrigins) > 0 }
 
