@@ -35,6 +35,9 @@ func (o *Operation) CheckQuery(q url.Values) error {
 		for i, n := range unknown {
 			unknown[i] = clip(n)
 		}
+		if more := len(unknown) - 5; more > 0 {
+			unknown = append(unknown[:5], "and "+strconv.Itoa(more)+" more")
+		}
 		reason := "not a parameter of this operation"
 		if len(unknown) > 1 {
 			reason = "not parameters of this operation"
