@@ -19,9 +19,10 @@ const maxLatencyMicros = 60_000_000
 func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, maxLatencyMicros, 3) }
 
 // newClient returns the keep-alive client every target is driven with:
-// one connection per worker, no compression, nothing shared between
-// targets.
-func newClient(concurrency int) *http.Client {
+// one connection per worker, nothing shared between targets. It never
+// decodes answers; with gzip it asks for gzip (Accept-Encoding: gzip), so
+// what it reads is what was sent.
+func newClient(concurrency int, gzip bool) *http.Client {
 	t := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        concurrency,
@@ -29,13 +30,28 @@ func newClient(concurrency int) *http.Client {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 	}
-	return &http.Client{Transport: t, Timeout: 30 * time.Second}
+	var rt http.RoundTripper = t
+	if gzip {
+		rt = acceptGzip{t}
+	}
+	return &http.Client{Transport: rt, Timeout: 30 * time.Second}
+}
+
+// acceptGzip adds Accept-Encoding: gzip to every request.
+type acceptGzip struct{ next http.RoundTripper }
+
+func (a acceptGzip) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Accept-Encoding", "gzip")
+	return a.next.RoundTrip(r)
 }
 
 // loadResult is one stretch of load on one target.
 type loadResult struct {
 	requests, errors int64
-	elapsed          time.Duration
+	// bytes is the answers' body bytes as sent.
+	bytes   int64
+	elapsed time.Duration
 	hist             *hdrhistogram.Histogram
 }
 
@@ -49,6 +65,7 @@ func drive(ctx context.Context, client *http.Client, url string, concurrency int
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		errCount atomic.Int64
+		bytes    atomic.Int64
 	)
 	total := newHistogram()
 	start := time.Now()
@@ -59,13 +76,15 @@ func drive(ctx context.Context, client *http.Client, url string, concurrency int
 			h := newHistogram()
 			for ctx.Err() == nil {
 				t0 := time.Now()
-				if !get(client, url) {
+				n, ok := get(client, url)
+				if !ok {
 					if ctx.Err() == nil {
 						errCount.Add(1)
 					}
 					continue
 				}
 				_ = h.RecordValue(min(time.Since(t0).Microseconds(), maxLatencyMicros))
+				bytes.Add(n)
 			}
 			mu.Lock()
 			total.Merge(h)
@@ -73,18 +92,19 @@ func drive(ctx context.Context, client *http.Client, url string, concurrency int
 		}()
 	}
 	wg.Wait()
-	return loadResult{requests: total.TotalCount(), errors: errCount.Load(), elapsed: time.Since(start), hist: total}
+	return loadResult{requests: total.TotalCount(), errors: errCount.Load(), bytes: bytes.Load(), elapsed: time.Since(start), hist: total}
 }
 
-// get sends one request and reports whether it was answered 200 in full.
-// No request is cut off by the end of a stretch: its answer is awaited, so
-// the stretch's CPU covers the requests it counts.
-func get(client *http.Client, url string) bool {
+// get sends one request and reports the answer's body bytes and whether
+// it was answered 200 in full. No request is cut off by the end of a
+// stretch: its answer is awaited, so the stretch's CPU covers the requests
+// it counts.
+func get(client *http.Client, url string) (int64, bool) {
 	resp, err := client.Get(url)
 	if err != nil {
-		return false
+		return 0, false
 	}
-	_, err = io.Copy(io.Discard, resp.Body)
+	n, err := io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
-	return err == nil && resp.StatusCode == http.StatusOK
+	return n, err == nil && resp.StatusCode == http.StatusOK
 }

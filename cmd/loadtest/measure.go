@@ -49,6 +49,7 @@ type target struct {
 	client *http.Client
 
 	requests, errors int64
+	bytes            int64
 	elapsed, cpu     time.Duration
 	syscalls         int64
 	hist             *hdrhistogram.Histogram
@@ -99,6 +100,9 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	if o.cluster {
 		env = rateLimitEnv()
 	}
+	if o.gzip {
+		env = append(env, "GATEWAY_COMPRESSION=true")
+	}
 	var gateways []*child
 	stopGateways := sync1(func() {
 		for _, g := range gateways {
@@ -139,7 +143,7 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		}
 	}
 	for _, t := range targets {
-		t.client = newClient(o.concurrency)
+		t.client = newClient(o.concurrency, o.gzip)
 		t.hist = newHistogram()
 		fmt.Fprintf(log, "loadtest: warming up %s (%s)\n", t.name, t.url)
 		if r := drive(ctx, t.client, t.url, o.concurrency, o.warmup); r.requests == 0 && o.warmup > 0 {
@@ -203,6 +207,7 @@ func (t *target) round(ctx context.Context, o options, tick time.Duration) error
 	}
 	t.requests += r.requests
 	t.errors += r.errors
+	t.bytes += r.bytes
 	t.elapsed += r.elapsed
 	t.cpu += u1.cpu - u0.cpu
 	t.syscalls += u1.syscalls - u0.syscalls

@@ -25,6 +25,9 @@ type options struct {
 	// cluster adds the gateway on the redis store beside the one on the
 	// memory store, both with a rate limit that never refuses.
 	cluster bool
+	// gzip makes the client ask for gzip (Accept-Encoding: gzip) and turns
+	// the gateways' compression on (GATEWAY_COMPRESSION=true).
+	gzip bool
 }
 
 func (o *options) register(fs *flag.FlagSet) {
@@ -39,6 +42,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (config, gateway log) and print its path")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway during its first measured stretch to this file")
 	fs.BoolVar(&o.std, "std", true, "also measure the gateway with both HTTP/1 engine switches on std (target gateway-std)")
+	fs.BoolVar(&o.gzip, "gzip", false, "the client sends Accept-Encoding: gzip and the gateways compress (server.compression on); answers are read as sent, compressed")
 	fs.BoolVar(&o.cluster, "cluster", false, "also run the gateway with cluster.store redis against a local redis-server; both gateways rate-limit (a limit never reached)")
 }
 

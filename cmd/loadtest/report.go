@@ -46,6 +46,9 @@ type targetReport struct {
 	CPUCores float64 `json:"cpuCores"`
 	// SyscallsPerR counts read- and write-like system calls per request.
 	SyscallsPerR float64 `json:"syscallsPerRequest"`
+	// BytesPerAnswer is the mean body of an answer as sent (compressed
+	// with -gzip).
+	BytesPerAnswer float64 `json:"bytesPerAnswer"`
 }
 
 type ratios struct {
@@ -71,6 +74,7 @@ func newReport(o options, targets []*target, lines int64) *report {
 		if t.requests > 0 {
 			tr.CPUMicrosPerR = float64(t.cpu.Microseconds()) / float64(t.requests)
 			tr.SyscallsPerR = float64(t.syscalls) / float64(t.requests)
+			tr.BytesPerAnswer = float64(t.bytes) / float64(t.requests)
 		}
 		r.Targets = append(r.Targets, tr)
 		byName[t.name] = tr
@@ -122,10 +126,10 @@ func (r *report) writeTable(w io.Writer) {
 	fmt.Fprintf(w, "%d rounds x %s per target, %d in flight, %d CPUs, %s, CPU tick %s\n\n",
 		r.Rounds, r.Duration, r.Concurrency, r.CPUs, r.GoVersion, r.ClockTick)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\trequests\terrors\treq/s\tp50 ms\tp99 ms\tp99.9 ms\tCPU µs/req\tCPU cores\tsyscalls/req\t")
+	fmt.Fprintln(tw, "target\trequests\terrors\treq/s\tp50 ms\tp99 ms\tp99.9 ms\tCPU µs/req\tCPU cores\tsyscalls/req\tbytes/answer\t")
 	for _, t := range r.Targets {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.3f\t%.3f\t%.3f\t%.1f\t%.2f\t%.2f\t\n", t.Name, t.Requests, t.Errors, t.RPS,
-			t.P50Millis, t.P99Millis, t.P999Millis, t.CPUMicrosPerR, t.CPUCores, t.SyscallsPerR)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.3f\t%.3f\t%.3f\t%.1f\t%.2f\t%.2f\t%.0f\t\n", t.Name, t.Requests, t.Errors, t.RPS,
+			t.P50Millis, t.P99Millis, t.P999Millis, t.CPUMicrosPerR, t.CPUCores, t.SyscallsPerR, t.BytesPerAnswer)
 	}
 	_ = tw.Flush()
 	g := r.GatewayVsProxy

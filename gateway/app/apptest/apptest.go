@@ -11,8 +11,9 @@ package apptest
 // (default auto), GATEWAY_ENGINE (the API listener's and the upstream
 // transport's HTTP/1 engines, default fast), GATEWAY_DATA_DIR, GATEWAY_LOG_COLLECTOR_URL,
 // ACCOUNTS_URL, and for the cluster target GATEWAY_RATE_LIMIT_RPS,
-// GATEWAY_RATE_LIMIT_BURST, GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL;
-// what is unset takes its default (no rate limit, the memory store).
+// GATEWAY_RATE_LIMIT_BURST, GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL,
+// and GATEWAY_COMPRESSION (server.compression.enabled); what is unset
+// takes its default (no rate limit, the memory store, no compression).
 const AccountsConfig = `server:
   listen: ${GATEWAY_LISTEN}
   adminListen: ${GATEWAY_ADMIN_LISTEN}
@@ -20,6 +21,8 @@ const AccountsConfig = `server:
   http1: ${GATEWAY_ENGINE:-fast}
   dataDir: ${GATEWAY_DATA_DIR}
   pprof: true
+  compression:
+    enabled: ${GATEWAY_COMPRESSION:-false}
 versions: [v1, v2, v3]
 auth:
   mode: none
