@@ -107,7 +107,7 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 	}
 	env := newKindEnv(cfg, table, ups, sh)
 	mux, err := router.New(table, router.Options{Kinds: env.kinds(), Writer: w,
-		MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes, Contracts: env.contracts()})
+		MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes, Logger: sh.Logger, Contracts: env.contracts()})
 	if err != nil {
 		stop()
 		return nil, err

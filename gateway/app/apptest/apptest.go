@@ -15,11 +15,11 @@ package apptest
 // and GATEWAY_COMPRESSION (server.compression.enabled); what is unset
 // takes its default (no rate limit, the memory store, no compression).
 const AccountsConfig = `server:
-  listen: ${GATEWAY_LISTEN}
-  adminListen: ${GATEWAY_ADMIN_LISTEN}
+  listen: ${GATEWAY_LISTEN:-}
+  adminListen: ${GATEWAY_ADMIN_LISTEN:-}
   tls: {mode: "${GATEWAY_TLS:-auto}"}
   http1: ${GATEWAY_ENGINE:-fast}
-  dataDir: ${GATEWAY_DATA_DIR}
+  dataDir: ${GATEWAY_DATA_DIR:-}
   pprof: true
   compression:
     enabled: ${GATEWAY_COMPRESSION:-false}
@@ -34,7 +34,7 @@ cluster:
   redis:
     url: "${GATEWAY_REDIS_URL:-}"
 log:
-  collectorURL: ${GATEWAY_LOG_COLLECTOR_URL}
+  collectorURL: ${GATEWAY_LOG_COLLECTOR_URL:-}
   format: text
   batchSize: 100
   flushInterval: 1s
@@ -46,7 +46,7 @@ models:
       BillingStreet, ParentId, Type, Total_Assets__c, PhotoUrl, Website, AccountNumber, Fax, Phone]
 upstreams:
   accounts:
-    url: ${ACCOUNTS_URL}
+    url: ${ACCOUNTS_URL:-}
     transport: ${GATEWAY_ENGINE:-fast}
     timeout: 10s
     breaker: {consecutiveFailures: 5, openTimeout: 30s, halfOpenRequests: 1}
