@@ -52,7 +52,7 @@ type loadResult struct {
 	// bytes is the answers' body bytes as sent.
 	bytes   int64
 	elapsed time.Duration
-	hist             *hdrhistogram.Histogram
+	hist    *hdrhistogram.Histogram
 }
 
 // drive sends GET url from concurrency workers, each waiting for its
