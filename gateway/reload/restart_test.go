@@ -50,13 +50,6 @@ func (r *records) find(msg string) []map[string]any {
 	return out
 }
 
-// request sends a GET of path with body and returns the status.
-func (g *gateway) request(t *testing.T, path, body string) int {
-	t.Helper()
-	resp, _ := g.exchange(t, path, body, nil)
-	return resp.StatusCode
-}
-
 // exchange sends a GET of path with body and header and returns the
 // answer and its body, as sent (not decompressed).
 func (g *gateway) exchange(t *testing.T, path, body string, header map[string]string) (*http.Response, []byte) {
