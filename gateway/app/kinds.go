@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/contract"
@@ -105,7 +104,7 @@ func (e kindEnv) kinds() map[string]router.Factory {
 		config.KindFiles: files.New(resolver(e.upstreams, func(up Upstream) (*upfiles.Client, error) {
 			opts := up.Client.Settings().Options
 			return upfiles.New(up.BaseURL, opts["apiVersion"], opts["communityId"], up.Client)
-		}), files.Options{SpoolDir: filepath.Join(e.cfg.Server.DataDir, "spool")}),
+		}), files.Options{Spool: e.shared.Spool}),
 		config.KindMessages: messages.New(resolver(e.upstreams, func(up Upstream) (*feed.Client, error) {
 			return feed.New(up.BaseURL, up.Client), nil
 		}), messageOptions(e.cfg)),
@@ -134,7 +133,9 @@ func accountOptions(cfg *config.Config) accounts.Options {
 	return accounts.Options{MaxDepth: cfg.Server.Limits.MaxJSONDepth}
 }
 
-func messageOptions(*config.Config) messages.Options { return messages.Options{} }
+func messageOptions(cfg *config.Config) messages.Options {
+	return messages.Options{MaxDepth: cfg.Server.Limits.MaxJSONDepth}
+}
 
 // Contracts is the registry of cfg's route kinds, declared with the
 // options the handlers are built with (kindEnv.kinds), without building
