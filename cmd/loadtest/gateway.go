@@ -112,7 +112,7 @@ const checkTimeout = 5 * time.Second
 // checkGateway asks the gateway for the list once and checks that it is
 // the enveloped, v2-mapped answer of the 20 accounts.
 func checkGateway(base string) error {
-	client := newClient(1, true)
+	client := newClient(1, true, false)
 	client.Timeout = checkTimeout
 	defer client.CloseIdleConnections()
 	resp, err := client.Get(base + gatewayPath)

@@ -26,6 +26,8 @@ func Defaults(c *Config) {
 	setInt64(&s.Limits.MaxSpoolBytes, 2<<30)
 	setStr(&s.DataDir, "./data")
 	setStr(&s.HTTP1, HTTP1Fast)
+	setInt(&s.Compression.Level, 1)
+	setInt(&s.Compression.MinBytes, 1400)
 
 	setStr(&c.Auth.Mode, AuthNone)
 	setDur(&c.Auth.JWT.Leeway, 30*time.Second)
