@@ -92,9 +92,8 @@ func (s *Shipper) take(sd *sender) int {
 
 // deliver sends sd's first n items until each is delivered or refused for
 // good. What the collector cannot take now is held and sent again after a
-// backoff; a 413 halves the POST. When ctx ends (or, closing with the disk
-// queue, as soon as the collector fails), what is left is counted lost
-// (memory queue) or stays in the disk queue.
+// backoff; a 413 halves the POST. When ctx ends, what is left is counted
+// lost (memory queue) or stays in the disk queue.
 func (s *Shipper) deliver(ctx context.Context, sd *sender) {
 	n := sd.n
 	sd.state = resize(sd.state, n)
@@ -139,10 +138,6 @@ func (s *Shipper) deliver(ctx context.Context, sd *sender) {
 			continue
 		}
 		s.metrics.BatchFailed()
-		if s.disk != nil && isDone(s.closing) {
-			s.giveUp.Store(true) // the rest stays on disk
-			break
-		}
 		if !s.hold(ctx, failures, retryAfter) {
 			break
 		}

@@ -101,7 +101,6 @@ type Shipper struct {
 	held     atomic.Int64 // entries senders hold (memory queue)
 	lost     atomic.Int64 // entries lost at exit
 	flushDue atomic.Bool  // the flush interval passed with entries waiting
-	giveUp   atomic.Bool  // closing with the disk queue and the collector failing
 
 	wake      chan struct{} // work for a sender
 	spoolWake chan struct{} // entries for the disk spooler
@@ -252,7 +251,7 @@ func (s *Shipper) Close(ctx context.Context) error {
 		}
 	}
 	// Run never ran, or its context ended first: flush here.
-	if ctx.Err() == nil && s.takeable()+s.memDepth() > 0 && !s.giveUp.Load() {
+	if ctx.Err() == nil && s.takeable()+s.memDepth() > 0 {
 		s.work(ctx)
 	}
 	kept := s.finish()

@@ -86,7 +86,7 @@ func (s *Shipper) tick(ctx context.Context, stop <-chan struct{}) {
 // wrote its last entries to disk).
 func (s *Shipper) next(ctx context.Context, spooled <-chan struct{}) bool {
 	for {
-		if ctx.Err() != nil || s.giveUp.Load() {
+		if ctx.Err() != nil {
 			return false
 		}
 		closing := isDone(s.closing)
