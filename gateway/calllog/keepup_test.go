@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -162,8 +163,9 @@ func TestShipperKeepsUpWithASlowCollector(t *testing.T) {
 }
 
 // TestShipperSoak is the long figure: a 2 s collector at 200 entries a
-// second for CALLLOG_SOAK (such as 100s) with the default settings. It is
-// a measurement, run by hand: CALLLOG_SOAK=100s go test -run Soak -v.
+// second (CALLLOG_SOAK_RATE) for CALLLOG_SOAK (such as 100s) with the
+// default settings. It is a measurement, run by hand:
+// CALLLOG_SOAK=100s go test -run Soak -v ./gateway/calllog.
 func TestShipperSoak(t *testing.T) {
 	d, err := time.ParseDuration(os.Getenv("CALLLOG_SOAK"))
 	if err != nil || d <= 0 {
@@ -173,9 +175,13 @@ func TestShipperSoak(t *testing.T) {
 	m := &countingMetrics{}
 	s := newTestShipper(t, Config{URL: c.srv.URL, Format: "jsonl"}, m)
 	start(t, context.Background(), s)
-	total := int(d.Seconds() * 200)
+	rate := 200
+	if r, err := strconv.Atoi(os.Getenv("CALLLOG_SOAK_RATE")); err == nil && r > 0 {
+		rate = r
+	}
+	total := int(d.Seconds() * float64(rate))
 	began := time.Now()
-	produce(s, total, 200)
+	produce(s, total, rate)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	require.NoError(t, s.Close(ctx))
