@@ -165,12 +165,12 @@ func TestCheckLogQLCatchesMistakes(t *testing.T) {
 	labels, fields := lokiLabels(), entryFields(t)
 	for expr, want := range map[string]string{
 		`{job="restgate"}`: "label job",
-		`{service_name="restgate"} | json t="totaltime"`:                                                "field totaltime",
-		`{service_name="restgate"} | json route="route"`:                                                "extracted name route shadows a stream label",
-		`sum by (user) (count_over_time({service_name="restgate"} [1m]))`:                               "grouped by user",
-		`max_over_time({service_name="restgate"} | json t="totalTime" | unwrap total [1m])`:             "unwrapped total",
-		`{service_name="restgate"} | json t="totalTime" | total > 1000`:                                 "filtered total",
-		`sum by (route) (count_over_time({service_name="restgate"} | json u="userId" [1m]))`:            "",
+		`{service_name="restgate"} | json t="totaltime"`:                                     "field totaltime",
+		`{service_name="restgate"} | json route="route"`:                                     "extracted name route shadows a stream label",
+		`sum by (user) (count_over_time({service_name="restgate"} [1m]))`:                    "grouped by user",
+		`max_over_time({service_name="restgate"} | json t="totalTime" | unwrap total [1m])`:  "unwrapped total",
+		`{service_name="restgate"} | json t="totalTime" | total > 1000`:                      "filtered total",
+		`sum by (route) (count_over_time({service_name="restgate"} | json u="userId" [1m]))`: "",
 	} {
 		got := checkLogQL(expr, labels, fields)
 		if want == "" {
