@@ -61,7 +61,7 @@ func benchGateway(tb testing.TB, list []byte) (http.Handler, *atomic.Int64) {
 	sh := &Shared{
 		Logger: discardLogger(), Metrics: m, CallLog: shipper,
 		Duplicates: duplicates.New(cfg.Log.DuplicateWindow, 1000),
-		Upstreams: NewUpstreamSet(m, func(string) (string, error) {
+		Upstreams: NewUpstreamSet(m, func(string, string) (string, error) {
 			return "", fmt.Errorf("no sandbox here")
 		}),
 	}
