@@ -234,8 +234,16 @@ func (s *Shipper) send(ctx context.Context, sd *sender) (v []verdict, retryAfter
 	req.Header["Idempotency-Key"] = []string{s.idPrefix + "b" + strconv.FormatUint(s.batches.Add(1), 36)}
 	resp, err := s.client.Do(req)
 	if err != nil {
+		// The client answers 401, 403, 429 and 503 as errors too: a 429 or
+		// 503 carries the collector's Retry-After (or the breaker's open
+		// timeout), an open breaker when it half-opens.
 		if ue := upstreams.AsError(err); ue != nil {
 			retryAfter = ue.RetryAfter
+			if ue.Kind == upstreams.KindRetired {
+				s.logger.Warn("call log batch refused by the collector", "entries", len(sd.part), "collector", s.cfg.URL,
+					"status", ue.Status)
+				return all(rejected), 0, false
+			}
 		}
 		if ctx.Err() == nil {
 			s.logger.Warn("call log collector unavailable; the batch is held and sent again", "entries", len(sd.part),

@@ -216,6 +216,7 @@ func TestShipperCollectorAnswers(t *testing.T) {
 		{desc: "429 is held and sent again", answer: status(429, 200, 1), wantCalls: 2, wantSent: 2, wantFailed: 1},
 		{desc: "401 is held and sent again", answer: status(401, 200, 1), wantCalls: 2, wantSent: 2, wantFailed: 1},
 		{desc: "400 is refused for good", answer: status(400, 200, 1), wantCalls: 1, wantFailed: 0, wantDropped: 2},
+		{desc: "410 is refused for good", answer: status(410, 200, 1), wantCalls: 1, wantFailed: 0, wantDropped: 2},
 		{desc: "413 halves the batch", answer: func(_ int64, r *http.Request) int {
 			if r.ContentLength > 200 {
 				return http.StatusRequestEntityTooLarge
@@ -228,7 +229,10 @@ func TestShipperCollectorAnswers(t *testing.T) {
 			t.Parallel()
 			c := newCollector(t, tt.answer)
 			m := &countingMetrics{}
-			s := newTestShipper(t, Config{URL: c.srv.URL, BatchSize: 2, Client: fast, RetryBackoff: time.Millisecond}, m)
+			// A 429 or 503 asks to wait (its Retry-After, else the breaker's
+			// open timeout): MaxRetryBackoff bounds that here.
+			s := newTestShipper(t, Config{URL: c.srv.URL, BatchSize: 2, Client: fast, RetryBackoff: time.Millisecond,
+				MaxRetryBackoff: 20 * time.Millisecond}, m)
 			s.Enqueue(entry(1))
 			s.Enqueue(entry(2))
 			ctx, cancel := context.WithTimeout(context.Background(), guard)
