@@ -93,7 +93,6 @@ type Shipper struct {
 	metrics  Metrics
 	logger   *slog.Logger
 	redactor *Redactor
-	sink     sink
 	disk     *diskqueue.Queue // nil with the memory queue
 	idPrefix string
 	ids      atomic.Uint64
@@ -150,7 +149,6 @@ func NewShipper(cfg Config, obs upstreams.Observer, m Metrics, logger *slog.Logg
 		metrics:   m,
 		logger:    logger,
 		redactor:  NewRedactor(cfg.RedactFields),
-		sink:      newSink(cfg),
 		idPrefix:  hex.EncodeToString(prefix[:]) + "-",
 		wake:      make(chan struct{}, 1),
 		spoolWake: make(chan struct{}, 1),

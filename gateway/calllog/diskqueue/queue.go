@@ -260,8 +260,10 @@ func (q *Queue) createSegment(id uint64) (*os.File, error) {
 		return nil, fmt.Errorf("diskqueue: %w", err)
 	}
 	if q.opts.Sync != SyncNever {
+		// Best effort: a segment whose creation is not yet durable is cut
+		// back or rewritten at the next Open.
 		if err := f.Sync(); err == nil {
-			err = syncDir(q.dir)
+			_ = syncDir(q.dir)
 		}
 	}
 	return f, nil

@@ -55,7 +55,7 @@ func (q *Queue) recover() (Recovery, error) {
 		}
 		if seg.end < from {
 			// The cursor pointed past what the segment holds.
-			commit.off, from = seg.end, seg.end
+			commit.off = seg.end
 		}
 		if seg.end < headerSize {
 			// A bad header: nothing in it can be read.
