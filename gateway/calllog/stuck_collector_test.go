@@ -140,9 +140,10 @@ func deadURL(t *testing.T) string {
 }
 
 // BenchmarkEnqueue measures the request path's cost while the collector is
-// dead or hanging: it must stay flat, since Enqueue never waits on it.
+// dead or hanging, with the memory queue and with the disk queue: it must
+// stay flat, since Enqueue never waits on the collector or the disk.
 func BenchmarkEnqueue(b *testing.B) {
-	for _, kind := range []string{"dead", "hanging"} {
+	for _, kind := range []string{"dead", "hanging", "dead, disk queue"} {
 		b.Run(kind, func(b *testing.B) {
 			url := "http://127.0.0.1:1/logs"
 			if kind == "hanging" {
@@ -157,8 +158,12 @@ func BenchmarkEnqueue(b *testing.B) {
 				defer close(release)
 				url = srv.URL
 			}
-			s, err := NewShipper(Config{URL: url, QueueSize: 1000, FlushInterval: time.Millisecond,
-				Client: upstreams.Settings{Retry: upstreams.RetrySettings{Backoff: time.Millisecond}}}, nil, nil, nil)
+			cfg := Config{URL: url, QueueSize: 1000, FlushInterval: time.Millisecond,
+				Client: upstreams.Settings{Retry: upstreams.RetrySettings{Backoff: time.Millisecond}}}
+			if kind == "dead, disk queue" {
+				cfg.Queue, cfg.Disk = QueueDisk, DiskConfig{Dir: b.TempDir(), MaxBytes: 16 << 20}
+			}
+			s, err := NewShipper(cfg, nil, nil, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
