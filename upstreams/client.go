@@ -31,6 +31,9 @@ type Client struct {
 	bulkhead *bulkhead
 	retry    *retrier
 	obs      Observer
+	// attempts hears of every attempt; nil (no cost) unless obs is an
+	// AttemptObserver.
+	attempts AttemptObserver
 	// refusal says which 403s are business refusals (see ClassifyStatus).
 	refusal BusinessRefusal
 	// tokens, when not nil, supplies the bearer token (OAuth).
@@ -75,6 +78,7 @@ func NewClient(name string, s Settings, obs Observer, opts ...Option) (*Client, 
 		obs:       obs,
 	}
 	c.bounded, _ = c.transport.(deadlineTransport)
+	c.attempts, _ = obs.(AttemptObserver)
 	for _, o := range opts {
 		o(c)
 	}
@@ -103,8 +107,10 @@ func (c *Client) Close() { c.transport.CloseIdleConnections() }
 // request whose body cannot be produced again (no GetBody) is then a
 // KindCredentials failure. The response's Body
 // must be closed: closing it ends the call, releasing its bulkhead slot and
-// timeout and reporting its outcome. A read error on that Body is an *Error
-// too (KindFailed, KindTimeout or KindCanceled).
+// timeout and reporting its outcome, so an adapter judges a 2xx answer
+// before it closes the body, and closes it with Reject when it cannot use
+// it. A read error on that Body is an *Error too (KindFailed, KindTimeout
+// or KindCanceled) and ends the call at once.
 //
 // req is not modified; credentials and the trace context of req.Context()
 // are set on a copy. Requests are not redirected.
@@ -220,6 +226,9 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		}
 		done, open := c.breaker.allow()
 		if open != nil {
+			if c.attempts != nil {
+				c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Err: open, Decision: "not sent: the breaker is open"})
+			}
 			closeRequestBody(out)
 			if last != nil {
 				// Opened under our own failures: the backend's answer says more.
@@ -239,6 +248,10 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			tok.apply(out)
 		}
 
+		var sent time.Time
+		if c.attempts != nil {
+			sent = time.Now()
+		}
 		resp, err := k.roundTrip(out)
 		switch {
 		case err != nil:
@@ -260,15 +273,27 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			continue
 		case classifiedStatus(resp.StatusCode):
 			if last = c.classifyAnswer(out, resp); last == nil {
+				if c.attempts != nil {
+					c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: resp.StatusCode,
+						Duration: time.Since(sent), Decision: "answered"})
+				}
 				return resp, done, nil // a business refusal: the adapter reads it
 			}
 		case resp.StatusCode >= http.StatusInternalServerError:
 			last = statusError(c.name, resp)
 			if explainedFailure(k.parent, last) {
 				done(errExplained)
+				if c.attempts != nil {
+					c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: last.Status, Err: last,
+						Duration: time.Since(sent), Decision: "not retried: the backend explained the failure"})
+				}
 				return nil, nil, last
 			}
 		default:
+			if c.attempts != nil {
+				c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: resp.StatusCode,
+					Duration: time.Since(sent), Decision: "answered"})
+			}
 			return resp, done, nil
 		}
 		done(last)
@@ -278,10 +303,32 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		// asked for fewer calls, not more.
 		retryable := (last.Kind == KindFailed || last.Kind == KindLimited) && (last.Status == 0 || retryableStatus(last.Status)) ||
 			last.Kind == KindTimeout && !k.expired()
-		if !canRetry || !retryable || attempt >= c.retry.attempts || !c.retry.spend() {
+		var stop string
+		switch {
+		case !canRetry && noRetry:
+			stop = "not retried: the route says noRetry"
+		case !canRetry:
+			stop = "not retried: the request is not idempotent (no Idempotency-Key) or its body cannot be sent again"
+		case !retryable:
+			stop = "not retried: this failure is not retried"
+		case attempt >= c.retry.attempts:
+			stop = "not retried: no attempts left"
+		case !c.retry.spend():
+			stop = "not retried: the retry budget is spent"
+		}
+		if stop != "" {
+			if c.attempts != nil {
+				c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: last.Status, Err: last,
+					Duration: time.Since(sent), Decision: stop})
+			}
 			return nil, nil, last
 		}
-		if !sleepUntil(k.ctx, k.deadline, c.retry.delay(attempt)) {
+		wait := c.retry.delay(attempt)
+		if c.attempts != nil {
+			c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: last.Status, Err: last,
+				Duration: time.Since(sent), Decision: "retrying", Wait: wait})
+		}
+		if !sleepUntil(k.ctx, k.deadline, wait) {
 			if errors.Is(k.parent.Err(), context.Canceled) {
 				return nil, nil, &Error{Upstream: c.name, Kind: KindCanceled, Err: k.parent.Err()}
 			}
@@ -339,22 +386,21 @@ func (k *call) report(outcome string) {
 	k.c.obs.CallDone(k.c.name, outcome, d)
 }
 
-// body ends its call at the first of EOF, a read error, or Close.
+// body ends its call at the first of a read error or Close, not at EOF: the
+// caller may still find the answer unusable (Reject).
 type body struct {
 	rc     io.ReadCloser
 	k      *call
 	done   func(error)
 	status int
 	once   sync.Once
+	// rejected, set by Reject, is the outcome Close reports.
+	rejected *Error
 }
 
 func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
-	switch {
-	case err == nil:
-	case errors.Is(err, io.EOF):
-		b.finish(nil)
-	default:
+	if err != nil && !errors.Is(err, io.EOF) {
 		e := b.k.classify(err)
 		b.finish(e)
 		return n, e
@@ -362,11 +408,12 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close ends the call as a success unless a read already failed: a caller
-// that stops reading early has its answer.
+// Close ends the call as a success unless a read already failed or the
+// caller rejected the answer: a caller that stops reading early has its
+// answer.
 func (b *body) Close() error {
 	err := b.rc.Close()
-	b.finish(nil)
+	b.finish(b.rejected)
 	return err
 }
 

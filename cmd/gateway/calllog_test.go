@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -94,16 +93,17 @@ func (c *logCollector) deliveries() map[string]int {
 	return out
 }
 
-// gatewayProcess is this test binary re-executed into the real main.
-type gatewayProcess struct {
+// loggingGateway is this test binary re-executed into the real main, its
+// call log on the disk queue.
+type loggingGateway struct {
 	cmd        *exec.Cmd
-	out        *bytes.Buffer
+	out        *syncBuffer
 	api, admin string
 }
 
-func startGateway(t *testing.T, dir, collector, backend string) *gatewayProcess {
+func startLoggingGateway(t *testing.T, dir, collector, backend string) *loggingGateway {
 	t.Helper()
-	g := &gatewayProcess{out: &bytes.Buffer{}, api: freeAddr(t), admin: freeAddr(t)}
+	g := &loggingGateway{out: &syncBuffer{}, api: freeAddr(t), admin: freeAddr(t)}
 	path := filepath.Join(dir, "config.yaml")
 	require.NoError(t, os.WriteFile(path, fmt.Appendf(nil, diskQueueConfig, g.api, g.admin, dir, collector, backend), 0o600))
 	g.cmd = exec.Command(os.Args[0], "serve", "-config", path)
@@ -119,7 +119,7 @@ func startGateway(t *testing.T, dir, collector, backend string) *gatewayProcess 
 }
 
 // metric reads one unlabelled sample from the process's /metrics.
-func (g *gatewayProcess) metric(t *testing.T, name string) float64 {
+func (g *loggingGateway) metric(t *testing.T, name string) float64 {
 	t.Helper()
 	resp, err := http.Get("http://" + g.admin + "/metrics")
 	require.NoError(t, err)
@@ -145,7 +145,7 @@ func TestKill9LosesNoCallLogEntry(t *testing.T) {
 	backend := accountsBackend(t)
 	dir := t.TempDir()
 	down := newLogCollector(t, true)
-	g := startGateway(t, dir, down.srv.URL, backend.URL)
+	g := startLoggingGateway(t, dir, down.srv.URL, backend.URL)
 
 	const n = 40
 	for i := range n {
@@ -162,7 +162,7 @@ func TestKill9LosesNoCallLogEntry(t *testing.T) {
 	assert.Empty(t, down.deliveries(), "nothing was delivered before the kill")
 
 	up := newLogCollector(t, false)
-	g2 := startGateway(t, dir, up.srv.URL, backend.URL)
+	g2 := startLoggingGateway(t, dir, up.srv.URL, backend.URL)
 	require.Eventually(t, func() bool { return len(up.deliveries()) == n }, 20*time.Second, 10*time.Millisecond,
 		"every entry delivered after the restart; output:\n%s", g2.out)
 	require.Eventually(t, func() bool { return g2.metric(t, "gateway_log_disk_queue_entries") == 0 },

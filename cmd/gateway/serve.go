@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -19,23 +18,29 @@ import (
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/duplicates"
 	"github.com/restgate/gateway/gateway/metrics"
+	"github.com/restgate/gateway/gateway/middleware"
 	"github.com/restgate/gateway/gateway/reload"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/gateway/server"
+	"github.com/restgate/gateway/gateway/spool"
+	"github.com/restgate/gateway/upstreams"
 )
 
 // serve runs the gateway until ctx is done, then drains and flushes the call
 // log. Any problem before serving (config, port in use, missing secret) is
 // returned as one error naming its cause.
 func serve(ctx context.Context, path string, stdout io.Writer, getenv func(string) string) error {
-	cfg, table, err := routes.Load(path, getenv)
+	cfg, table, err := routes.Load(path, getenv, sandboxCheck(sandboxBuilt), dataDirCheck())
 	if err != nil {
 		return err
 	}
-	if err := errors.Join(sandboxProblems(cfg.Upstreams, sandboxBuilt)...); err != nil {
-		return err
+	terminal := isTerminal(stdout)
+	logger := newLogger(stdout, cfg.Log, terminal)
+	if soft, hard, err := server.RaiseFileLimit(); err != nil {
+		logger.Warn("the open-files limit could not be raised to its hard limit", "soft", soft, "hard", hard, "err", err)
+	} else {
+		logger.Info("open-files limit", "soft", soft, "hard", hard)
 	}
-	logger := newLogger(stdout, cfg.Log.Level)
 	version, revision, goVersion := buildInfo()
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg, metrics.BuildInfo{Version: version, Revision: revision, GoVersion: goVersion})
@@ -53,6 +58,17 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	defer stopShipping()
 	go shipper.Run(shipCtx)
 
+	// Once per process, never on reload: what crashed gateways left in the
+	// spool is removed, a live one's files are not (gateway/spool).
+	uploads, swept, err := spool.Open(app.SpoolDir(cfg), cfg.Server.Limits.MaxSpoolBytes)
+	if err != nil {
+		return err
+	}
+	defer uploads.Close()
+	if swept.Files > 0 || swept.Dirs > 0 || swept.Skipped != "" {
+		logger.Info("upload spool swept of what stopped gateways left", "dirs", swept.Dirs, "files", swept.Files,
+			"bytes", swept.Bytes, "skipped", swept.Skipped)
+	}
 	sb := &sandboxes{dataDir: cfg.Server.DataDir, logger: logger}
 	defer sb.close()
 	store, err := cluster.Open(cfg.Cluster, m, logger)
@@ -60,10 +76,15 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		return err
 	}
 	defer store.Close()
+	var callLog middleware.CallLog = shipper
+	if localCalls(cfg.Log, terminal) {
+		callLog = calllog.NewLocal(shipper, logger)
+	}
 	shared := &app.Shared{
-		Logger: logger, Metrics: m, CallLog: shipper, Cluster: store,
+		Logger: logger, Metrics: m, CallLog: callLog, Cluster: store,
 		Duplicates: store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries)),
-		Upstreams:  app.NewUpstreamSet(m, sb.url),
+		Upstreams:  app.NewUpstreamSet(upstreams.LogAttempts(m, logger), sb.url),
+		Spool:      uploads,
 	}
 	gw, err := app.Build(ctx, cfg, table, shared)
 	if err != nil {
@@ -93,7 +114,7 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		"versions", cfg.Versions, "endpoints", len(gw.Table.Entries()), "auth", cfg.Auth.Mode, "cluster_store", cfg.Cluster.Store)
 
 	r := reload.New(reload.Options{Path: path, Getenv: getenv, Serving: gw, Shared: shared, Target: api,
-		Counter: m, Logger: logger})
+		Counter: m, Logger: logger, Checks: []routes.Check{sandboxCheck(sandboxBuilt)}})
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -142,10 +163,4 @@ func shipperConfig(l config.Log) calllog.Config {
 		Disk:          calllog.DiskConfig{Dir: l.Disk.Dir, MaxBytes: l.Disk.MaxBytes, Fsync: l.Disk.Fsync, FsyncInterval: l.Disk.FsyncInterval},
 		Loki:          calllog.LokiConfig{Labels: l.Loki.Labels},
 		Elasticsearch: calllog.ElasticsearchConfig{Index: l.Elasticsearch.Index}}
-}
-
-func newLogger(w io.Writer, level string) *slog.Logger {
-	var lv slog.Level
-	_ = lv.UnmarshalText([]byte(level))
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv}))
 }

@@ -25,6 +25,9 @@ import (
 // signals reach the real serve path.
 func TestMain(m *testing.M) {
 	if os.Getenv("GATEWAY_TEST_CHILD") == "1" {
+		if n := os.Getenv("GATEWAY_TEST_NOFILE"); n != "" {
+			limitOpenFiles(n) // a process that starts with few descriptors
+		}
 		main()
 		return
 	}
@@ -118,7 +121,7 @@ func TestSIGTERMUnderLoadAnswersEveryAcceptedRequest(t *testing.T) {
 	assert.Contains(t, out.String(), "draining")
 }
 
-func waitReady(t *testing.T, url string, out *bytes.Buffer) {
+func waitReady(t *testing.T, url string, out fmt.Stringer) {
 	t.Helper()
 	ready := func() bool {
 		resp, err := http.Get(url)
@@ -150,12 +153,12 @@ func TestStartProblemsAreOneClearMessage(t *testing.T) {
 		env          map[string]string
 		want         string
 	}{
-		{desc: "unparsable config", config: write("bad.yaml", "server: [unclosed"), want: "parsing YAML"},
+		{desc: "unparsable config", config: write("bad.yaml", "server: [unclosed"), want: "line 1: YAML syntax: "},
 		{desc: "missing file", config: filepath.Join(dir, "absent.yaml"), want: "reading config"},
 		{desc: "port in use", config: write("busy.yaml", base+"server: {listen: \""+busy.Addr().String()+"\", adminListen: \"127.0.0.1:0\", tls: {mode: off}, dataDir: \""+dir+"\"}\n"),
 			want: "server.listen " + busy.Addr().String()},
 		{desc: "jwt without a secret", config: write("jwt.yaml", base+"auth: {mode: jwt, jwt: {secret: \"${GATEWAY_JWT_SECRET}\"}}\nserver: {tls: {mode: off}, dataDir: "+dir+"}\n"),
-			want: "auth.jwt: jwt mode needs a secret (GATEWAY_JWT_SECRET)"},
+			want: "auth.jwt.secret (line 3): ${GATEWAY_JWT_SECRET} is not set and has no default"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// DefaultMaxConcurrentUploads is a files route's default maxConcurrent.
+const DefaultMaxConcurrentUploads = 16
+
 // Defaults fills every zero field with its documented default. Parse calls
 // it; tests that build a Config by hand call it too.
 func Defaults(c *Config) {
@@ -21,6 +24,9 @@ func Defaults(c *Config) {
 	setInt(&s.Limits.MaxHeaderBytes, 32<<10)
 	setInt(&s.Limits.MaxURLLength, 4096)
 	setInt(&s.Limits.MaxJSONDepth, 64)
+	setInt(&s.Limits.MaxConnections, 10000)
+	setInt(&s.Limits.MaxAdminConnections, 64)
+	setInt64(&s.Limits.MaxSpoolBytes, 2<<30)
 	setStr(&s.DataDir, "./data")
 	setStr(&s.HTTP1, HTTP1Fast)
 
@@ -62,12 +68,17 @@ func Defaults(c *Config) {
 	setDur(&l.DuplicateWindow, 10*time.Second)
 	setInt(&l.DuplicateMaxEntries, 100000)
 	setStr(&l.Level, "info")
+	setStr(&l.Local, LocalAuto)
+	setStr(&l.LocalFormat, LocalAuto)
 
 	clusterDefaults(&c.Cluster)
 
 	for i := range c.Routes {
 		if len(c.Routes[i].Methods) == 0 {
 			c.Routes[i].Methods = []string{"GET"}
+		}
+		if c.Routes[i].Kind == KindFiles {
+			setInt(&c.Routes[i].MaxConcurrent, DefaultMaxConcurrentUploads)
 		}
 	}
 }

@@ -95,6 +95,15 @@ func validateServer(p *problems, s *Server) {
 	if s.Limits.MaxJSONDepth < 1 {
 		p.add("server.limits.maxJSONDepth", "must be at least 1")
 	}
+	if s.Limits.MaxConnections < 1 {
+		p.add("server.limits.maxConnections", "must be at least 1")
+	}
+	if s.Limits.MaxAdminConnections < 1 {
+		p.add("server.limits.maxAdminConnections", "must be at least 1")
+	}
+	if s.Limits.MaxSpoolBytes < 1 {
+		p.add("server.limits.maxSpoolBytes", "must be positive")
+	}
 }
 
 func validateAuth(p *problems, a *Auth, listen string) {
@@ -175,6 +184,16 @@ func validateLog(p *problems, l *Log) {
 	case "debug", "info", "warn", "error":
 	default:
 		p.add("log.level", "must be debug, info, warn or error, not %q", l.Level)
+	}
+	switch l.Local {
+	case LocalAuto, LocalStdout, LocalOff:
+	default:
+		p.add("log.local", "must be %s, %s or %s, not %q", LocalAuto, LocalStdout, LocalOff, l.Local)
+	}
+	switch l.LocalFormat {
+	case LocalAuto, FormatText, FormatJSON:
+	default:
+		p.add("log.localFormat", "must be %s, %s or %s, not %q", LocalAuto, FormatText, FormatJSON, l.LocalFormat)
 	}
 }
 
@@ -276,19 +295,3 @@ func (p *problems) add(path, format string, args ...any) {
 }
 
 func (p *problems) err() error { return errors.Join(p.errs...) }
-
-// Problems splits a joined error into its problems, one per line, sorted,
-// for logs and `gateway check`.
-func Problems(err error) []string {
-	if err == nil {
-		return nil
-	}
-	var lines []string
-	for _, l := range strings.Split(err.Error(), "\n") {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
-	slices.Sort(lines)
-	return lines
-}

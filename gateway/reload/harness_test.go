@@ -3,6 +3,7 @@ package reload_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -83,16 +84,22 @@ type gateway struct {
 // Swappable behind an httptest server, with a Reloader on the same file.
 func newGateway(t *testing.T, path, fake string) *gateway {
 	t.Helper()
+	return newLoggedGateway(t, path, fake, discard())
+}
+
+// newLoggedGateway is newGateway whose requests and reloads log to logger.
+func newLoggedGateway(t *testing.T, path, fake string, logger *slog.Logger) *gateway {
+	t.Helper()
 	m, err := metrics.New(prometheus.NewRegistry(), metrics.BuildInfo{})
 	require.NoError(t, err)
-	sh := &app.Shared{Logger: discard(), Metrics: m, CallLog: nopLog{}, Duplicates: duplicates.New(time.Minute, 100),
+	sh := &app.Shared{Logger: logger, Metrics: m, CallLog: nopLog{}, Duplicates: duplicates.New(time.Minute, 100),
 		Upstreams: app.NewUpstreamSet(m, func(string, string) (string, error) { return "", os.ErrNotExist })}
 	cfg, table, err := routes.Load(path, nil)
 	require.NoError(t, err)
 	gw, err := app.Build(context.Background(), cfg, table, sh)
 	require.NoError(t, err)
 	g := &gateway{path: path, fake: fake, shared: sh, api: server.NewSwappable(gw.Handler), counter: &countingCounter{}}
-	g.reloader = reload.New(reload.Options{Path: path, Serving: gw, Shared: sh, Target: g.api, Counter: g.counter, Logger: discard()})
+	g.reloader = reload.New(reload.Options{Path: path, Serving: gw, Shared: sh, Target: g.api, Counter: g.counter, Logger: logger})
 	g.srv = httptest.NewServer(g.api)
 	t.Cleanup(g.srv.Close)
 	return g

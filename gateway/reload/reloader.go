@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"reflect"
 	"sync"
 
 	"github.com/restgate/gateway/gateway/app"
@@ -33,9 +32,13 @@ type Options struct {
 	// Getenv expands ${VAR}; nil reads nothing (every variable is empty).
 	Getenv func(string) string
 	// Serving is the gateway serving now. A reload closes it once it is
-	// swapped out; its server and log sections are the ones the process
-	// runs with until a restart, so a reload that changes them warns.
+	// swapped out. Its configuration is the one the process started with:
+	// the keys that need a restart (config.ReloadRestart) keep its values,
+	// and a reload that changes them warns, naming each.
 	Serving *app.Gateway
+	// Checks are checks of a loaded configuration beyond Validate's (as
+	// serve's: the sandbox check of a binary built without it).
+	Checks []routes.Check
 	// Shared are the parts every build reuses (upstream clients, metrics,
 	// call log).
 	Shared *app.Shared
@@ -53,7 +56,7 @@ type Reloader struct {
 	mu      sync.Mutex
 	opts    Options
 	serving *app.Gateway
-	// started holds the server and log sections in effect since start.
+	// started is the configuration the process started with.
 	started *config.Config
 }
 
@@ -75,16 +78,16 @@ func New(opts Options) *Reloader {
 func (r *Reloader) Reload(ctx context.Context, cause string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	gw, err := build(ctx, r.opts.Path, r.opts.Getenv, r.opts.Shared)
+	gw, restart, err := r.build(ctx)
 	if err != nil {
 		r.opts.Counter.CountReload(false)
 		r.opts.Logger.Error("config reload refused; the previous config keeps serving",
 			"cause", cause, "path", r.opts.Path, "problems", config.Problems(err))
 		return err
 	}
-	cfg := gw.Config
-	if !reflect.DeepEqual(cfg.Server, r.started.Server) || !reflect.DeepEqual(cfg.Log, r.started.Log) {
-		r.opts.Logger.Warn("server and log settings take effect only after a restart", "cause", cause)
+	if len(restart) > 0 {
+		r.opts.Logger.Warn("changed settings that take effect only after a restart; until then they keep their start values",
+			"cause", cause, "keys", restart)
 	}
 	r.opts.Target.Swap(gw.Handler)
 	r.serving.Close()
@@ -101,14 +104,18 @@ func (r *Reloader) Current() *config.Config {
 	return r.serving.Config
 }
 
-// build reads the config file at path as the start does (routes.Load) and
-// assembles its gateway aside.
-func build(ctx context.Context, path string, getenv func(string) string, sh *app.Shared) (*app.Gateway, error) {
-	cfg, table, err := routes.Load(path, getenv)
+// build reads the config file as the start does (routes.Load) and
+// assembles its gateway aside, with the start values of the keys that need
+// a restart; restart lists those whose value the file changed.
+func (r *Reloader) build(ctx context.Context) (gw *app.Gateway, restart []string, err error) {
+	cfg, table, err := routes.Load(r.opts.Path, r.opts.Getenv, r.opts.Checks...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return app.Build(ctx, cfg, table, sh)
+	restart = config.RestartChanges(r.started, cfg)
+	config.KeepRestart(cfg, r.started)
+	gw, err = app.Build(ctx, cfg, table, r.opts.Shared)
+	return gw, restart, err
 }
 
 // ErrNotWatched is returned by NewWatcher when the config file's directory

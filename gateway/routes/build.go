@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -132,17 +133,17 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 	}
 	needs, known := kinds()[rc.Kind]
 	if !known {
-		bad(".kind", "unknown kind %q", rc.Kind)
+		bad(".kind", "unknown kind %q%s", rc.Kind, choices(rc.Kind, "kinds", sortedKeys(kinds())))
 	}
 	if needs.upstream {
 		if rc.Upstream == "" {
 			bad(".upstream", "required for kind %s", rc.Kind)
 		} else if _, ok := cfg.Upstreams[rc.Upstream]; !ok {
-			bad(".upstream", "no upstream named %q", rc.Upstream)
+			bad(".upstream", "no upstream named %q%s", rc.Upstream, choices(rc.Upstream, "upstreams", sortedKeys(cfg.Upstreams)))
 		}
 	}
 	if len(needs.actions) > 0 && !slices.Contains(needs.actions, rc.Action) {
-		bad(".action", "must be one of %s for kind %s", strings.Join(needs.actions, ", "), rc.Kind)
+		bad(".action", "must be one of %s for kind %s%s", strings.Join(needs.actions, ", "), rc.Kind, config.DidYouMean(rc.Action, needs.actions))
 	} else if len(needs.actions) == 0 && rc.Action != "" {
 		bad(".action", "kind %s takes no action", rc.Kind)
 	}
@@ -164,6 +165,15 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 	if rc.BodyTimeout < 0 {
 		bad(".bodyTimeout", "must not be negative")
 	}
+	switch {
+	case rc.Kind != config.KindFiles && rc.MaxConcurrent != 0:
+		bad(".maxConcurrent", "only a files route takes it (uploads in flight)")
+	case rc.MaxConcurrent < 0:
+		bad(".maxConcurrent", "must not be negative")
+	}
+	if body, spool := cmp.Or(rc.MaxBodyBytes, cfg.Server.Limits.MaxBodyBytes), cfg.Server.Limits.MaxSpoolBytes; rc.Kind == config.KindFiles && body > spool {
+		bad(".maxBodyBytes", "%d is more than server.limits.maxSpoolBytes (%d): an upload that large could never be spooled", body, spool)
+	}
 	for i, m := range rc.Methods {
 		if !slices.Contains(httpMethods, m) {
 			bad(fmt.Sprintf(".methods[%d]", i), "%q is not an HTTP method", m)
@@ -177,7 +187,7 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 	var model *Model
 	if rc.Model != "" {
 		if model = t.Models[rc.Model]; model == nil {
-			bad(".model", "no model named %q", rc.Model)
+			bad(".model", "no model named %q%s", rc.Model, choices(rc.Model, "models", sortedKeys(t.Models)))
 		}
 	}
 	var produces *mapping.KeyMap
@@ -214,6 +224,18 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 		r.Versions[v] = o
 	}
 	return r, errs
+}
+
+// choices ends a message about an unknown name: "; did you mean X?" for a
+// near miss, else the names there are.
+func choices(name, label string, names []string) string {
+	if hint := config.DidYouMean(name, names); hint != "" {
+		return hint
+	}
+	if len(names) == 0 {
+		return "; there are no " + label
+	}
+	return "; " + label + ": " + strings.Join(names, ", ")
 }
 
 func boolOr(p *bool, def bool) bool {

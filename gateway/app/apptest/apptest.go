@@ -14,11 +14,11 @@ package apptest
 // GATEWAY_RATE_LIMIT_BURST, GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL;
 // what is unset takes its default (no rate limit, the memory store).
 const AccountsConfig = `server:
-  listen: ${GATEWAY_LISTEN}
-  adminListen: ${GATEWAY_ADMIN_LISTEN}
+  listen: ${GATEWAY_LISTEN:-}
+  adminListen: ${GATEWAY_ADMIN_LISTEN:-}
   tls: {mode: "${GATEWAY_TLS:-auto}"}
   http1: ${GATEWAY_ENGINE:-fast}
-  dataDir: ${GATEWAY_DATA_DIR}
+  dataDir: ${GATEWAY_DATA_DIR:-}
   pprof: true
 versions: [v1, v2, v3]
 auth:
@@ -31,7 +31,7 @@ cluster:
   redis:
     url: "${GATEWAY_REDIS_URL:-}"
 log:
-  collectorURL: ${GATEWAY_LOG_COLLECTOR_URL}
+  collectorURL: ${GATEWAY_LOG_COLLECTOR_URL:-}
   format: text
   batchSize: 100
   flushInterval: 1s
@@ -43,10 +43,10 @@ models:
       BillingStreet, ParentId, Type, Total_Assets__c, PhotoUrl, Website, AccountNumber, Fax, Phone]
 upstreams:
   accounts:
-    url: ${ACCOUNTS_URL}
+    url: ${ACCOUNTS_URL:-}
     transport: ${GATEWAY_ENGINE:-fast}
     timeout: 10s
-    breaker: {consecutiveFailures: 5, openTimeout: 30s, halfOpenRequests: 1}
+    breaker: {consecutiveFailures: 10, failureRatio: 0.5, minRequests: 20, openTimeout: 30s, halfOpenRequests: 1}
     retry: {attempts: 2, backoff: 25ms, budget: 0.1}
 routes:
   - path: "/{version}/accounts"
