@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -112,7 +113,7 @@ const checkTimeout = 5 * time.Second
 // checkGateway asks the gateway for the list once and checks that it is
 // the enveloped, v2-mapped answer of the 20 accounts.
 func checkGateway(base string) error {
-	client := newClient(1, true)
+	client := newClient(1, true, false)
 	client.Timeout = checkTimeout
 	defer client.CloseIdleConnections()
 	resp, err := client.Get(base + gatewayPath)
@@ -164,14 +165,23 @@ func freeAddr(host string) (string, error) {
 
 // checkAnswer asks url once and checks that the answer holds the records a
 // scenario of records asks for (0: the fixed list of 20), bare or as the
-// envelope's result, so that no target is measured on a shorter answer.
+// envelope's result, so that no target is measured on a shorter answer. A
+// gzipped answer (the -gzip client asks for it) is decompressed first.
 func checkAnswer(client *http.Client, url string, records int) error {
 	resp, err := client.Get(url)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	var r io.Reader = resp.Body
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			return fmt.Errorf("GET %s: gzip: %w", url, err)
+		}
+		r = zr
+	}
+	body, err := io.ReadAll(r)
 	if err != nil {
 		return err
 	}

@@ -111,6 +111,7 @@ type target struct {
 	client *http.Client
 
 	requests, non2xx, failures int64
+	bytes                      int64
 	elapsed, cpu               time.Duration
 	syscalls                   int64
 	// rss is the largest resident set read at the end of a round.
@@ -172,6 +173,9 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	var env []string
 	if o.cluster {
 		env = rateLimitEnv()
+	}
+	if o.gzip {
+		env = append(env, "GATEWAY_COMPRESSION=true")
 	}
 	if len(o.records) > 0 {
 		// The largest list, mapped, must fit in the output limit, and the
@@ -255,7 +259,7 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 				continue
 			}
 			targets = append(targets, &target{endpoint: e, url: e.base + e.path + pagePath(sc.Records),
-				client: newClient(sc.Conns, e.secure), hist: newHistogram()})
+				client: newClient(sc.Conns, e.secure, o.gzip), hist: newHistogram()})
 		}
 		fmt.Fprintf(log, "loadtest: scenario %d/%d: %s\n", si+1, len(o.scenarios()), sc)
 		for _, t := range targets {
@@ -353,6 +357,7 @@ func (t *target) round(ctx context.Context, o options, conns int, tick time.Dura
 	t.requests += r.requests
 	t.non2xx += r.non2xx
 	t.failures += r.failures
+	t.bytes += r.bytes
 	t.elapsed += r.elapsed
 	t.cpu += u1.cpu - u0.cpu
 	t.syscalls += u1.syscalls - u0.syscalls

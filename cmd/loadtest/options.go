@@ -38,6 +38,9 @@ type options struct {
 	tls bool
 	// nginx adds nginx pass-through as a reference (when it is installed).
 	nginx bool
+	// gzip makes the client ask for gzip (Accept-Encoding: gzip) and turns
+	// the gateways' compression on (GATEWAY_COMPRESSION=true).
+	gzip bool
 	// out is where the JSON summary goes; empty: nowhere.
 	out string
 	// load is the machine's load average at the start and the end of the
@@ -57,6 +60,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (config, gateway log) and print its path")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway during its first measured stretch to this file")
 	fs.BoolVar(&o.std, "std", true, "also measure the gateway with both HTTP/1 engine switches on std (target gateway-std)")
+	fs.BoolVar(&o.gzip, "gzip", false, "the client sends Accept-Encoding: gzip and the gateways compress (server.compression on); answers are read as sent, compressed")
 	fs.BoolVar(&o.cluster, "cluster", false, "also run the gateway with cluster.store redis against a local redis-server; both gateways rate-limit (a limit never reached)")
 	fs.Func("records", "payload sweep: comma-separated list sizes, e.g. 2,20,200,2000 (Salesforce-style records with attributes and nulls, asked with limit and offset)", func(v string) error {
 		var err error

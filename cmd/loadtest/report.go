@@ -85,6 +85,9 @@ type targetReport struct {
 	CPUCores float64 `json:"cpuCores"`
 	// SyscallsPerR counts read- and write-like system calls per request.
 	SyscallsPerR float64 `json:"syscallsPerRequest"`
+	// BytesPerAnswer is the mean body of an answer as sent (compressed
+	// with -gzip).
+	BytesPerAnswer float64 `json:"bytesPerAnswer"`
 	// RSSMB is the largest resident set of the target's process read at
 	// the end of a round, in MB (2^20 bytes).
 	RSSMB float64 `json:"rssMB"`
@@ -147,6 +150,7 @@ func (t *target) report(answer int) targetReport {
 		tr.CPUMicrosPerR = float64(t.cpu.Microseconds()) / float64(t.requests)
 		tr.SyscallsPerR = float64(t.syscalls) / float64(t.requests)
 		tr.CPUMicrosPerKB = tr.CPUMicrosPerR / (float64(answer) / 1000)
+		tr.BytesPerAnswer = float64(t.bytes) / float64(t.requests)
 	}
 	return tr
 }
@@ -197,11 +201,11 @@ func (r *report) writeTable(w io.Writer) {
 	for _, sc := range scenarios {
 		fmt.Fprintf(w, "\n%s\n", sc.scenario)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "target\trequests\tnon-2xx\tfailed\treq/s\tp50 ms\tp99 ms\tp99.9 ms\tCPU µs/req\tCPU µs/KB\tCPU cores\tsyscalls/req\tRSS MB\t")
+		fmt.Fprintln(tw, "target\trequests\tnon-2xx\tfailed\treq/s\tp50 ms\tp99 ms\tp99.9 ms\tCPU µs/req\tCPU µs/KB\tCPU cores\tsyscalls/req\tRSS MB\tbytes/answer\t")
 		for _, t := range sc.Targets {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.3f\t%.3f\t%.3f\t%.1f\t%.2f\t%.2f\t%.2f\t%.1f\t\n", t.Name, t.Requests,
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.3f\t%.3f\t%.3f\t%.1f\t%.2f\t%.2f\t%.2f\t%.1f\t%.0f\t\n", t.Name, t.Requests,
 				t.Non2xx, t.Failures, t.RPS, t.P50Millis, t.P99Millis, t.P999Millis, t.CPUMicrosPerR, t.CPUMicrosPerKB,
-				t.CPUCores, t.SyscallsPerR, t.RSSMB)
+				t.CPUCores, t.SyscallsPerR, t.RSSMB, t.BytesPerAnswer)
 		}
 		_ = tw.Flush()
 		g := sc.GatewayVsProxy

@@ -107,6 +107,11 @@ type Result struct {
 	// before). For lists that would otherwise be walked once more only to
 	// be counted.
 	Paging func(n int) (*envelope.Page, error)
+	// SizeParam, when set, names the query parameter that bounds the
+	// size of a list result (limit, size): a list that reaches the output
+	// limit is then PARAMETER_INVALID 400 naming it with the largest value
+	// that fits, instead of SERIALIZATION_FAILED 500.
+	SizeParam string
 	// Owner, when not nil, owns JSON's memory (a pooled upstream answer):
 	// the writer releases it once the answer is written or refused, and
 	// nothing may use JSON after that.

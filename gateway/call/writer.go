@@ -99,6 +99,10 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 		var elements int
 		if buf, elements, err = mapping.RewriteCount(buf, res.JSON, opts); err != nil {
 			*bp = buf[:0]
+			if res.SizeParam != "" && errors.Is(err, mapping.ErrTooLarge) {
+				w.Error(rw, r, c, tooLong(res, opts, err))
+				return
+			}
 			w.Error(rw, r, c, serializationError(err))
 			return
 		}

@@ -71,6 +71,59 @@ type Server struct {
 	// listener is net/http's whatever this says. Default fast. A change
 	// needs a restart. See docs/internals/http-engines.md.
 	HTTP1 string `yaml:"http1"`
+	// PublicURL is the address clients reach the API at (https://api.example.com),
+	// the server of the OpenAPI documents. Default empty: the documents name
+	// "/", the origin they were fetched from.
+	PublicURL string `yaml:"publicURL" reload:"yes"`
+	// CORS lets browser applications of other origins call the API; off
+	// (no allowedOrigins) by default. A route's cors replaces it for that
+	// route.
+	CORS CORS `yaml:"cors" reload:"yes"`
+	// Compression compresses answers a client accepts compressed.
+	Compression Compression `yaml:"compression" reload:"yes"`
+}
+
+// CORS is a cross-origin resource sharing policy (docs/guides/cors.md).
+// A preflight (OPTIONS with Access-Control-Request-Method) is answered
+// before authentication, since browsers send it without credentials.
+type CORS struct {
+	// AllowedOrigins are the origins allowed (https://app.example.com), one
+	// "*" wildcard each at most (https://*.example.com), or "*" for any.
+	// Empty (the default): CORS is off and no CORS header is sent.
+	AllowedOrigins []string `yaml:"allowedOrigins"`
+	// AllowedMethods a cross-origin request may use. Default: the route's
+	// methods (and HEAD with GET).
+	AllowedMethods []string `yaml:"allowedMethods"`
+	// AllowedHeaders a cross-origin request may send. Default:
+	// Authorization, Content-Type, X-API-Key, traceparent, tracestate.
+	AllowedHeaders []string `yaml:"allowedHeaders"`
+	// ExposedHeaders a browser lets the application read. Default:
+	// Server-Timing, Retry-After, Allow, WWW-Authenticate.
+	ExposedHeaders []string `yaml:"exposedHeaders"`
+	// AllowCredentials lets browsers send cookies and HTTP authentication
+	// and read the answer. Default false; not with the origin "*".
+	AllowCredentials bool `yaml:"allowCredentials"`
+	// MaxAge is how long a browser may cache a preflight's answer; at most
+	// 24h. Default 0: no Access-Control-Max-Age (browsers cache for 5s).
+	MaxAge time.Duration `yaml:"maxAge"`
+}
+
+// Compression negotiates gzip or zstd by Accept-Encoding
+// (github.com/klauspost/compress/gzhttp), with Vary: Accept-Encoding;
+// answers smaller than MinBytes, and answers already compressed, are sent
+// as they are.
+type Compression struct {
+	// Enabled turns compression on. Default false.
+	Enabled bool `yaml:"enabled"`
+	// Level is gzip's level, 1 (fastest) to 9 (smallest); default 1, whose
+	// CPU cost stays small against what the answer costs to make.
+	Level int `yaml:"level"`
+	// MinBytes: answers smaller than this go uncompressed. Default 1400
+	// (about one TCP segment, below which compression saves no round trip).
+	MinBytes int `yaml:"minBytes"`
+	// Zstd offers zstd to clients that accept it (preferred over gzip then).
+	// Default false.
+	Zstd bool `yaml:"zstd"`
 }
 
 // Engines of Server.HTTP1 (and of an upstream's transport, whose values
@@ -245,26 +298,70 @@ type Mapping struct {
 }
 
 // Log configures the call log shipped to the collector and the local log.
+// Every call-log setting (all but level) needs a restart.
 type Log struct {
-	// CollectorURL receives the call log by POST; empty: no callout.
-	CollectorURL  string        `yaml:"collectorURL"`
-	Format        string        `yaml:"format"`        // text (default) or jsonl
-	QueueSize     int           `yaml:"queueSize"`     // default 10000
-	BatchSize     int           `yaml:"batchSize"`     // default 100
+	// CollectorURL receives the call log by POST (the whole URL: Loki's
+	// /loki/api/v1/push, Elasticsearch's /_bulk, OTLP's /v1/logs); empty:
+	// no callout.
+	CollectorURL string `yaml:"collectorURL"`
+	// Sink is what the batches are shaped for: http (default; log.format's
+	// lines or JSON array), loki (the push API), elasticsearch (the bulk
+	// API) or otlp (OTLP/HTTP protobuf).
+	Sink string `yaml:"sink"`
+	// Format is the entry's line: text (default, the seed's line), jsonl
+	// (a JSON object per line) or, for the http sink, json (one JSON array
+	// per batch: Fluent Bit's and Fluentd's HTTP inputs).
+	Format    string `yaml:"format"`
+	QueueSize int    `yaml:"queueSize"` // entries waiting in memory, default 10000
+	// BatchSize: this many waiting entries are sent at once; fewer wait
+	// flushInterval. Default 100.
+	BatchSize int `yaml:"batchSize"`
+	// MaxBatchSize is the most entries in one POST: a sender takes every
+	// waiting entry up to it, so batches grow with the backlog. Default 1000.
+	MaxBatchSize int `yaml:"maxBatchSize"`
+	// MaxBatchBytes bounds a POST's entries before compression. Default
+	// 1048576 (1 MiB).
+	MaxBatchBytes int `yaml:"maxBatchBytes"`
+	// Senders is how many POSTs may be in flight; they join as the backlog
+	// grows. Default 4; at most log.collector.maxConcurrent.
+	Senders       int           `yaml:"senders"`
 	FlushInterval time.Duration `yaml:"flushInterval"` // default 1s
 	// Timeout bounds the POST of one batch, its retries included (the
 	// collector client's timeout). Default 60s, the seed's 60000 ms.
 	Timeout time.Duration `yaml:"timeout"`
-	// MaxRetries is how many times a batch is sent again after a
+	// MaxRetries is how many times a POST is sent again at once after a
 	// connection failure, an attempt that timed out, or a 502, 503 or 504
 	// (the collector client's retry.attempts less one); at most 9. Default
-	// 3; negative: none.
+	// 3; negative: none. A batch still not taken is then held and sent
+	// again with backoff (1s doubling to 30s), never dropped.
 	MaxRetries   int `yaml:"maxRetries"`
 	MaxBodyBytes int `yaml:"maxBodyBytes"` // default 2048
 	// RedactFields are the JSON member names whose values the call log
 	// masks, at any depth, compared without case. Default: a built-in list
 	// of secret names (password, secret, token, apiKey, ...); empty: none.
 	RedactFields []string `yaml:"redactFields" default:"password, secret, token, apiKey, ... (built in)"`
+	// Headers are sent with every batch: a tenant (X-Scope-OrgID), an API
+	// key (Authorization: ApiKey ${ES_API_KEY}). Values come from the
+	// environment through ${VAR} and are never logged. Optional.
+	Headers map[string]string `yaml:"headers"`
+	// Compress is none (default) or gzip (Content-Encoding: gzip).
+	Compress string `yaml:"compress"`
+	// Queue is memory (default) or disk: entries are written, redacted, to
+	// files under log.disk.dir before they are sent, so a crash or a
+	// collector outage loses none up to log.disk.maxBytes.
+	Queue string `yaml:"queue"`
+	// Disk configures the disk queue (log.queue: disk): its directory,
+	// bound and fsync policy. Optional; the defaults are below.
+	Disk LogDisk `yaml:"disk"`
+	// ShutdownFlush bounds the flush of the call log at exit, after the
+	// drain; what is then still in memory is lost, logged and counted
+	// (gateway_log_entries_dropped_total{reason="shutdown"}); the disk
+	// queue keeps it. Default 5s.
+	ShutdownFlush time.Duration `yaml:"shutdownFlush"`
+	// Loki configures the loki sink.
+	Loki LogLoki `yaml:"loki"`
+	// Elasticsearch configures the elasticsearch sink.
+	Elasticsearch LogElasticsearch `yaml:"elasticsearch"`
 	// Collector tunes the rest of the client the call log is sent through
 	// (upstream "collector"), with an upstream's keys and defaults:
 	// connectTimeout, responseHeaderTimeout (default: log.timeout),
@@ -295,6 +392,38 @@ type Log struct {
 	LocalFormat string `yaml:"localFormat"`
 }
 
+// LogDisk configures the call log's disk queue (log.queue: disk).
+type LogDisk struct {
+	// Dir holds the queue's files, one gateway process per directory.
+	// Default <server.dataDir>/calllog.
+	Dir string `yaml:"dir"`
+	// MaxBytes bounds the files; when full, new entries are dropped and
+	// counted (reason queue_full). Default 268435456 (256 MiB).
+	MaxBytes int64 `yaml:"maxBytes"`
+	// Fsync is when writes are forced to disk: always (every write and
+	// every delivery: nothing is lost even to a power cut), interval
+	// (default: every fsyncInterval; a power cut loses at most that much)
+	// or never (the kernel decides). A killed process loses nothing
+	// under any of them.
+	Fsync string `yaml:"fsync"`
+	// FsyncInterval is the interval policy's period. Default 1s.
+	FsyncInterval time.Duration `yaml:"fsyncInterval"`
+}
+
+// LogLoki configures the loki sink.
+type LogLoki struct {
+	// Labels are fixed stream labels, added to route and status (the
+	// status class, 2xx ... 5xx). Default {service_name: restgate}.
+	Labels map[string]string `yaml:"labels"`
+}
+
+// LogElasticsearch configures the elasticsearch sink.
+type LogElasticsearch struct {
+	// Index is the index, alias or data stream the documents are created
+	// in. Default restgate-calls.
+	Index string `yaml:"index"`
+}
+
 // Values of Log.Local and Log.LocalFormat.
 const (
 	LocalAuto   = "auto"
@@ -310,9 +439,18 @@ type Model struct {
 	// Fields are the type's internal field names; its exposed names are
 	// derived from them (Total_Assets__c: totalAssets).
 	Fields []string `yaml:"fields"`
+	// Types gives fields their JSON type in the OpenAPI document: string,
+	// integer, number, boolean, date or date-time, by internal name. A
+	// field not listed is a string.
+	Types map[string]string `yaml:"types"`
 	// Versions hold the key map of a version that does not use the
 	// derived names, by version.
 	Versions map[string]ModelVersion `yaml:"versions"`
+}
+
+// FieldTypes are the values of Model.Types.
+func FieldTypes() []string {
+	return []string{"string", "integer", "number", "boolean", "date", "date-time"}
 }
 
 // ModelVersion overrides a model's key map for one version.
@@ -435,6 +573,9 @@ type Route struct {
 	// ResultPath (proxy): a member of the backend's answer to return instead
 	// of the whole answer ("records" of a query).
 	ResultPath string `yaml:"resultPath"`
+	// CORS replaces server.cors for this route when set (allowedOrigins: []
+	// turns it off for the route).
+	CORS *CORS `yaml:"cors"`
 }
 
 // RouteVersion is a route's behaviour for one version.

@@ -12,11 +12,12 @@ package apptest
 // transport's HTTP/1 engines, default fast), GATEWAY_DATA_DIR, GATEWAY_LOG_COLLECTOR_URL,
 // ACCOUNTS_URL, and for the cluster target GATEWAY_RATE_LIMIT_RPS,
 // GATEWAY_RATE_LIMIT_BURST, GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL,
-// and GATEWAY_MAX_OUTPUT (mapping.maxOutputChars) and
+// GATEWAY_MAX_OUTPUT (mapping.maxOutputChars) and
 // GATEWAY_ACCOUNTS_PAGING (the accounts upstream's options.paging) for the
-// payload sweep's large pages; what is unset takes its default (no rate
+// payload sweep's large pages, and GATEWAY_COMPRESSION
+// (server.compression.enabled); what is unset takes its default (no rate
 // limit, the memory store, the shipped output limit, adapter paging as in
-// the shipped config).
+// the shipped config, no compression).
 const AccountsConfig = `server:
   listen: ${GATEWAY_LISTEN:-}
   adminListen: ${GATEWAY_ADMIN_LISTEN:-}
@@ -24,6 +25,8 @@ const AccountsConfig = `server:
   http1: ${GATEWAY_ENGINE:-fast}
   dataDir: ${GATEWAY_DATA_DIR:-}
   pprof: true
+  compression:
+    enabled: ${GATEWAY_COMPRESSION:-false}
 versions: [v1, v2, v3]
 mapping:
   maxOutputChars: ${GATEWAY_MAX_OUTPUT:-50000}

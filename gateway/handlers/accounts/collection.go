@@ -112,7 +112,7 @@ func (h *collection) list(r *http.Request, _ *call.Call) (call.Result, error) {
 	if err != nil {
 		return call.Result{}, call.Upstream(err, envelope.SObjectOperationFailed)
 	}
-	res := call.Result{JSON: body.JSON, Owner: body, Page: pageOf(r, q, page, at)}
+	res := call.Result{JSON: body.JSON, Owner: body, Page: pageOf(r, q, page, at), SizeParam: "limit"}
 	if page != nil && at.Size < 0 {
 		res.Page = nil
 		res.Paging = func(n int) (*envelope.Page, error) {

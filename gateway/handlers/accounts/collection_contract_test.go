@@ -265,7 +265,7 @@ func TestCollectionContract(t *testing.T) {
 		},
 		{
 			desc: "PATCH on the collection", method: "PATCH", path: "/v2/accounts", body: `{}`,
-			wantStatus: 405, wantCode: "URL_INVALID", wantAllow: "DELETE, GET, POST, PUT",
+			wantStatus: 405, wantCode: "URL_INVALID", wantAllow: "DELETE, GET, HEAD, OPTIONS, POST, PUT",
 		},
 		{
 			desc: "a version that is not served", method: "GET", path: "/v4/accounts",
