@@ -18,7 +18,8 @@
 //	                                 end of the page or at <!-- doctest:interrupt -->
 //	```console doctest:eventually   the command is run again until its output matches
 //	                                 (for up to 30 s: a reload the reader waited for)
-//	```text doctest:output          the latest background command printed these lines
+//	```text doctest:output[=WORD]   the latest background command (whose command holds
+//	                                 WORD) printed these lines
 //	```yaml doctest:append=FILE     the block is pasted at the end of FILE
 //	```sh doctest:skip REASON       not run (needs a cluster, is CI's own command):
 //	                                 checked with bash -n and zsh -n only

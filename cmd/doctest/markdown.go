@@ -21,8 +21,9 @@ const (
 	// stepBackground starts the block's one command as if in a terminal of
 	// its own, waiting until it has printed the lines under it.
 	stepBackground
-	// stepOutput waits until the latest background command has printed
-	// the block's lines (anywhere in its output so far).
+	// stepOutput waits until a background command has printed the block's
+	// lines (anywhere in its output so far): the latest one, or with
+	// doctest:output=WORD the latest whose command holds WORD.
 	stepOutput
 	// stepAppend appends the block's text to a file of the working
 	// directory, as a reader pasting it at the end of that file.
@@ -46,6 +47,8 @@ type step struct {
 	// eventually runs a command again until its output matches (a reload
 	// the reader's typing speed would have waited for).
 	eventually bool
+	// of picks the background command of an output block.
+	of string
 	// file and text are an append block's target and content.
 	file, text string
 	// reason is why a skipped block is not run; script is its commands.
@@ -191,8 +194,9 @@ func parseFence(src []byte, n *ast.FencedCodeBlock, line int, lineOf []int) (*st
 	}
 	for _, a := range attrs {
 		switch {
-		case a == "doctest:output" && lang == "text":
+		case (a == "doctest:output" || strings.HasPrefix(a, "doctest:output=")) && lang == "text":
 			s.kind = stepOutput
+			s.of = strings.TrimPrefix(strings.TrimPrefix(a, "doctest:output"), "=")
 			s.expect = lines
 			return s, nil
 		case strings.HasPrefix(a, "doctest:append="):
@@ -204,7 +208,7 @@ func parseFence(src []byte, n *ast.FencedCodeBlock, line int, lineOf []int) (*st
 			}
 			return s, nil
 		case strings.HasPrefix(a, "doctest:"):
-			return nil, fmt.Errorf("unknown attribute %q of a %s block (known: doctest:output on text, doctest:append=FILE)", a, lang)
+			return nil, fmt.Errorf("unknown attribute %q of a %s block (known: doctest:output[=WORD] on text, doctest:append=FILE)", a, lang)
 		}
 	}
 	return nil, nil

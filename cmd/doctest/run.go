@@ -166,11 +166,16 @@ func (pr *pageRun) step(s step) bool {
 			return false
 		}
 	case stepOutput:
-		if len(pr.bgs) == 0 {
-			pr.res.fail(p, s.line, "an output block with no background command running")
+		var b *background
+		for _, bg := range pr.bgs {
+			if strings.Contains(bg.command, s.of) {
+				b = bg
+			}
+		}
+		if b == nil {
+			pr.res.fail(p, s.line, "an output block with no background command running (of %q)", s.of)
 			return false
 		}
-		b := pr.bgs[len(pr.bgs)-1]
 		if err := b.waitFor(func(l []string) bool { return contains(s.expect, l) }, backgroundTimeout); err != nil {
 			pr.res.fail(p, s.line, "output of %q: %v\nexpected it to contain:\n%s\ngot:\n%s",
 				b.command, err, indent(s.expect), indent(cleanLines(b.out.String())))
