@@ -84,3 +84,29 @@ func absRepo(t *testing.T) string {
 	require.NoError(t, err)
 	return abs
 }
+
+// TestLinks: every relative link of the pages reaches a file, and every
+// anchor a heading of its page.
+func TestLinks(t *testing.T) {
+	t.Parallel()
+	files, err := docPages(repoRoot)
+	require.NoError(t, err)
+	pages, _ := loadPages(repoRoot, files)
+	for _, p := range pages {
+		for _, err := range checkLinks(repoRoot, p) {
+			t.Error(err)
+		}
+	}
+}
+
+// TestREADMEIsAFrontPage: the README stays short, and keeps the two
+// commands a newcomer needs.
+func TestREADMEIsAFrontPage(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(src), 8<<10, "README.md is a front page: move detail to docs/")
+	for _, cmd := range []string{"$ go run ./cmd/gateway\n", "\ngo test -race ./...\n"} {
+		assert.Contains(t, string(src), cmd)
+	}
+}

@@ -33,8 +33,10 @@ var volatile = []struct {
 	{regexp.MustCompile(`\b(soft|hard|open_files_limit)=\d+`), "${1}=<N>"},
 }
 
-// normalize replaces the volatile parts of a line.
+// normalize replaces the volatile parts of a line, and bytes that are not
+// UTF-8 (a command may print any) with U+FFFD.
 func normalize(line string) string {
+	line = strings.ToValidUTF8(line, "\uFFFD")
 	for _, v := range volatile {
 		line = v.re.ReplaceAllString(line, v.with)
 	}
