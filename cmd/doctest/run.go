@@ -83,12 +83,9 @@ func (rn *runner) run(p *page, shell string) result {
 			break
 		}
 	}
-	for _, b := range pr.bgs {
-		if err := b.interrupt(interruptTimeout); err != nil {
-			pr.res.fail(p, 0, "background command %q at the end of the page: %v\n%s", b.command, err, b.out.String())
-		}
+	for _, err := range pr.interruptAll() {
+		pr.res.fail(p, 0, "at the end of the page: %v", err)
 	}
-	pr.bgs = nil
 	return pr.res
 }
 
@@ -194,14 +191,26 @@ func (pr *pageRun) step(s step) bool {
 			return false
 		}
 	case stepInterrupt:
-		for _, b := range pr.bgs {
-			if err := b.interrupt(interruptTimeout); err != nil {
-				pr.res.fail(p, s.line, "interrupting %q: %v\n%s", b.command, err, indent(cleanLines(b.out.String())))
-			}
+		for _, err := range pr.interruptAll() {
+			pr.res.fail(p, s.line, "%v", err)
 		}
-		pr.bgs = nil
 	}
 	return true
+}
+
+// interruptAll stops the background commands as a reader closes their
+// terminals: the last started first (the gateway before the collector it
+// flushes its call log to).
+func (pr *pageRun) interruptAll() []error {
+	var errs []error
+	for i := len(pr.bgs) - 1; i >= 0; i-- {
+		b := pr.bgs[i]
+		if err := b.interrupt(interruptTimeout); err != nil {
+			errs = append(errs, fmt.Errorf("interrupting %q: %v\n%s", b.command, err, indent(cleanLines(b.out.String()))))
+		}
+	}
+	pr.bgs = nil
+	return errs
 }
 
 // command runs one $ command and compares its output; it says whether
