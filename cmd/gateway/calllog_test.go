@@ -149,7 +149,7 @@ func TestKill9LosesNoCallLogEntry(t *testing.T) {
 
 	const n = 40
 	for i := range n {
-		resp, err := http.Get("http://" + g.api + "/v2/accounts?i=" + strconv.Itoa(i))
+		resp, err := http.Get("http://" + g.api + "/v2/accounts?limit=" + strconv.Itoa(i+1))
 		require.NoError(t, err)
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
