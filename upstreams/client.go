@@ -39,6 +39,9 @@ type Client struct {
 	refusal BusinessRefusal
 	// tokens, when not nil, supplies the bearer token (OAuth).
 	tokens *Tokens
+	// ownFlowControl: the caller waits out 429 and 503 itself
+	// (WithOwnFlowControl).
+	ownFlowControl bool
 }
 
 // Option sets a part of a Client that is code rather than settings.
@@ -53,6 +56,22 @@ func WithBusinessRefusal(f BusinessRefusal) Option { return func(c *Client) { c.
 // instead of Settings.Auth.BearerToken, and renew it once when the backend
 // answers 401 (see Do).
 func WithTokens(t *Tokens) Option { return func(c *Client) { c.tokens = t } }
+
+// WithOwnFlowControl is for a caller that paces its own requests, such as
+// the call log's shipper, which holds a batch the backend cannot take and
+// sends it again after a backoff of its own. The backend's flow control, a
+// 429 or 503 answer (KindLimited), is then that caller's to wait out:
+//
+//   - it is not counted by the breaker, as a success or as a failure: a
+//     backend that says "not now" is up, and an open breaker would hold
+//     every request for the whole OpenTimeout whatever Retry-After the
+//     backend sent (a dead backend still opens it: refused connections,
+//     timeouts, 500, 502, 504);
+//   - its Error.RetryAfter is the backend's Retry-After (bounded to [1s,
+//     1h]), or zero when the backend sent none, so that the caller's own
+//     backoff decides, instead of the breaker's OpenTimeout that callers
+//     answering a client are given.
+func WithOwnFlowControl() Option { return func(c *Client) { c.ownFlowControl = true } }
 
 // NewClient builds the client of upstream name. s is validated (the errors
 // are *FieldError, joined, with paths under "upstreams.<name>") and its zero
@@ -309,7 +328,11 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			}
 			return resp, done, nil
 		}
-		done(last)
+		if c.ownFlowControl && last.Kind == KindLimited {
+			done(errFlowControl)
+		} else {
+			done(last)
+		}
 
 		// A 503 is tried again like a 502 (an overloaded instance behind a
 		// balancer); a 429 or REQUEST_LIMIT_EXCEEDED is not: the backend
