@@ -160,3 +160,21 @@ func startWatcher(t *testing.T, g *gateway) {
 	go func() { defer wg.Done(); w.Run(ctx) }()
 	t.Cleanup(func() { cancel(); wg.Wait() })
 }
+
+// startCountingWatcher is startWatcher whose every reload, once it
+// returned, is reported on the channel.
+func startCountingWatcher(t *testing.T, g *gateway) <-chan struct{} {
+	t.Helper()
+	reloaded := make(chan struct{}, 16)
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := reload.NewWatcher(g.path, 50*time.Millisecond, func() {
+		_ = g.reloader.Reload(ctx, "file changed")
+		reloaded <- struct{}{}
+	}, discard())
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return reloaded
+}

@@ -9,8 +9,11 @@ package reload
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
 	"reflect"
 	"sync"
 
@@ -53,11 +56,21 @@ type Reloader struct {
 	mu      sync.Mutex
 	opts    Options
 	serving *app.Gateway
-	// started holds the server and log sections in effect since start.
+	// started holds the server, log and tracing sections in effect since
+	// start.
 	started *config.Config
+	// last is the digest of the file's content last loaded, and settled
+	// says its outcome cannot change by loading it again: it was applied,
+	// or refused for what it says. A build that failed on something
+	// outside the file (a key set that could not be fetched) is not
+	// settled, so asking again retries it.
+	last    [sha256.Size]byte
+	settled bool
 }
 
-// New returns a Reloader.
+// New returns a Reloader. The file's content at this point is taken as
+// the serving configuration's: loading the same bytes again changes
+// nothing and is skipped.
 func New(opts Options) *Reloader {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
@@ -65,26 +78,54 @@ func New(opts Options) *Reloader {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Reloader{opts: opts, serving: opts.Serving, started: opts.Serving.Config}
+	r := &Reloader{opts: opts, serving: opts.Serving, started: opts.Serving.Config}
+	if data, err := os.ReadFile(opts.Path); err == nil {
+		r.last, r.settled = sha256.Sum256(data), true
+	}
+	return r
 }
 
 // Reload loads, validates and builds the config file; only a gateway that
 // built completely replaces the serving one. A refused config is logged
 // with every problem (cause names what asked for the reload), counted, and
 // returned; the old one keeps serving.
+//
+// Content already loaded is not loaded again: one change that both the
+// file watcher and a SIGHUP report is one reload, counted once, whichever
+// comes first, and a refused file asked for again stays refused without
+// another count. Only a build that failed on something outside the file
+// is retried on the same content.
 func (r *Reloader) Reload(ctx context.Context, cause string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	gw, err := build(ctx, r.opts.Path, r.opts.Getenv, r.opts.Shared)
+	data, err := os.ReadFile(r.opts.Path)
+	if err != nil {
+		r.opts.Counter.CountReload(false)
+		r.opts.Logger.Error("config reload refused; the previous config keeps serving",
+			"cause", cause, "path", r.opts.Path, "err", err)
+		return fmt.Errorf("reading config: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	if r.settled && sum == r.last {
+		r.opts.Logger.Info("config unchanged since it was last loaded; nothing to reload", "cause", cause, "path", r.opts.Path)
+		return nil
+	}
+	r.last = sum
+	cfg, table, err := routes.Parse(r.opts.Path, data, r.opts.Getenv)
+	r.settled = true // a file refused for what it says stays refused
+	var gw *app.Gateway
+	if err == nil {
+		gw, err = app.Build(ctx, cfg, table, r.opts.Shared)
+		r.settled = err == nil
+	}
 	if err != nil {
 		r.opts.Counter.CountReload(false)
 		r.opts.Logger.Error("config reload refused; the previous config keeps serving",
 			"cause", cause, "path", r.opts.Path, "problems", config.Problems(err))
 		return err
 	}
-	cfg := gw.Config
-	if !reflect.DeepEqual(cfg.Server, r.started.Server) || !reflect.DeepEqual(cfg.Log, r.started.Log) {
-		r.opts.Logger.Warn("server and log settings take effect only after a restart", "cause", cause)
+	if restartOnly(cfg, r.started) {
+		r.opts.Logger.Warn("server, log and tracing settings take effect only after a restart (tracing.recordUserId excepted)", "cause", cause)
 	}
 	r.opts.Target.Swap(gw.Handler)
 	r.serving.Close()
@@ -101,14 +142,14 @@ func (r *Reloader) Current() *config.Config {
 	return r.serving.Config
 }
 
-// build reads the config file at path as the start does (routes.Load) and
-// assembles its gateway aside.
-func build(ctx context.Context, path string, getenv func(string) string, sh *app.Shared) (*app.Gateway, error) {
-	cfg, table, err := routes.Load(path, getenv)
-	if err != nil {
-		return nil, err
-	}
-	return app.Build(ctx, cfg, table, sh)
+// restartOnly reports whether cfg changes a setting that only a restart
+// applies: the server, log and tracing sections (tracing.recordUserId is
+// read by every build).
+func restartOnly(cfg, started *config.Config) bool {
+	tr, was := cfg.Tracing, started.Tracing
+	tr.RecordUserID, was.RecordUserID = false, false
+	return !reflect.DeepEqual(cfg.Server, started.Server) || !reflect.DeepEqual(cfg.Log, started.Log) ||
+		!reflect.DeepEqual(tr, was)
 }
 
 // ErrNotWatched is returned by NewWatcher when the config file's directory
