@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Client is the one way the gateway calls a backend. Each configured
@@ -136,6 +138,9 @@ type call struct {
 	// body is the answer's Body, kept here so that a call is one
 	// allocation.
 	body body
+	// span is the client span of the attempt whose answer is returned,
+	// nil when the call is not traced.
+	span trace.Span
 }
 
 // bound sets the call's deadline, timeout from its start or the caller's
@@ -191,8 +196,11 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			}
 			out.Body = b
 		}
+		actx, span := k.startAttempt(req, attempt)
 		done, open := c.breaker.allow()
+		k.admitted(span)
 		if open != nil {
+			endAttempt(span, 0, open)
 			closeRequestBody(out)
 			if last != nil {
 				// Opened under our own failures: the backend's answer says more.
@@ -200,7 +208,7 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			}
 			return nil, nil, open
 		}
-		prepare(k.parent, out.Header, c.creds)
+		prepare(actx, out.Header, c.creds)
 
 		resp, err := k.roundTrip(out)
 		switch {
@@ -209,9 +217,11 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		case resp.StatusCode >= http.StatusInternalServerError:
 			last = statusError(c.name, resp)
 		default:
+			k.span = span // ended with the call, once its body is read
 			return resp, done, nil
 		}
 		done(last)
+		endAttempt(span, 0, last)
 
 		retryable := last.Kind == KindFailed && (last.Status == 0 || retryableStatus(last.Status)) ||
 			last.Kind == KindTimeout && !k.expired()
@@ -251,6 +261,7 @@ func (k *call) end(err *Error, status int) {
 		k.ended.Store(true)
 	}
 	k.c.bulkhead.release()
+	endAttempt(k.span, status, err)
 	switch {
 	case err != nil:
 		k.report(err.Kind.String())

@@ -52,12 +52,19 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	defer stopShipping()
 	go shipper.Run(shipCtx)
 
+	tr, err := startTracing(ctx, cfg.Tracing, getenv, version, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing(tr, logger)
+
 	sb := &sandboxes{dataDir: cfg.Server.DataDir, logger: logger}
 	defer sb.close()
 	shared := &app.Shared{
 		Logger: logger, Metrics: m, CallLog: shipper,
 		Duplicates: duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries),
 		Upstreams:  app.NewUpstreamSet(m, sb.url),
+		Tracer:     tr.Tracer(),
 	}
 	gw, err := app.Build(ctx, cfg, table, shared)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/config"
@@ -28,6 +30,9 @@ type Shared struct {
 	CallLog    middleware.CallLog
 	Duplicates middleware.Duplicates
 	Upstreams  *UpstreamSet
+	// Tracer starts the server span of every request (tracing.Tracing's
+	// Tracer); nil when tracing is off.
+	Tracer trace.Tracer
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -97,7 +102,10 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 func chain(routes http.Handler, cfg *config.Config, sh *Shared, authn identity.Authenticator, w *call.Writer, now func() time.Time) http.Handler {
 	layers := []func(http.Handler) http.Handler{
 		// the Call and its trace id exist before anything else runs
-		func(h http.Handler) http.Handler { return middleware.Trace(h, now) },
+		func(h http.Handler) http.Handler {
+			return middleware.Traced(h, middleware.TraceDeps{Now: now, Tracer: sh.Tracer,
+				RecordUserID: cfg.Tracing.RecordUserID})
+		},
 		// metrics and the call log see every answer, errors of the layers below included
 		func(h http.Handler) http.Handler {
 			return middleware.Observe(h, middleware.ObserveDeps{Metrics: sh.Metrics, Log: sh.CallLog,

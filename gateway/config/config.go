@@ -19,6 +19,7 @@ type Config struct {
 	Errors    Errors                        `yaml:"errors"`
 	Mapping   Mapping                       `yaml:"mapping"`
 	Log       Log                           `yaml:"log"`
+	Tracing   Tracing                       `yaml:"tracing"`
 	Models    map[string]Model              `yaml:"models"`
 	Upstreams map[string]upstreams.Settings `yaml:"upstreams"`
 	Routes    []Route                       `yaml:"routes"`

@@ -46,6 +46,7 @@ func Validate(c *Config) error {
 		p.add("mapping.maxDepth", "must be at least 1")
 	}
 	validateLog(&p, &c.Log)
+	validateTracing(&p, &c.Tracing)
 	for name, s := range c.Upstreams {
 		p.errs = append(p.errs, s.Validate("upstreams."+name)...)
 	}
