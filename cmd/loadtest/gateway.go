@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,8 +34,11 @@ func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error
 }
 
 // startGateway writes the config into dir and runs bin on it, in front of
-// backend and logging to collector.
-func startGateway(ctx context.Context, bin, dir, host, backend, collector string) (*child, error) {
+// backend and logging to collector, with env added to its environment.
+func startGateway(ctx context.Context, bin, dir, host, backend, collector string, env ...string) (*child, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
 	cfgPath := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(cfgPath, []byte(apptest.AccountsConfig), 0o600); err != nil {
 		return nil, err
@@ -54,6 +58,7 @@ func startGateway(ctx context.Context, bin, dir, host, backend, collector string
 	cmd := exec.Command(bin, "serve", "-config", cfgPath)
 	cmd.Env = append(os.Environ(), "GATEWAY_LISTEN="+api, "GATEWAY_ADMIN_LISTEN="+admin, "GATEWAY_TLS=off",
 		"GATEWAY_DATA_DIR="+filepath.Join(dir, "data"), "GATEWAY_LOG_COLLECTOR_URL="+collector, "ACCOUNTS_URL="+backend)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	url := "http://" + api
 	c, err := startServer(ctx, "gateway", url, cmd, func() error { return checkGateway(url) })
@@ -147,4 +152,17 @@ func freeAddr(host string) (string, error) {
 	}
 	addr := ln.Addr().String()
 	return addr, ln.Close()
+}
+
+// tracedEnv is the environment of a gateway that traces ratio of its
+// requests (the load sends no traceparent, so the gateway starts every
+// trace) and exports them to sink, through the standard OTEL_* variables.
+func tracedEnv(ratio float64, sink string) []string {
+	return []string{"GATEWAY_TRACING=true", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + sink,
+		"OTEL_TRACES_SAMPLER=parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG=" + strconv.FormatFloat(ratio, 'g', -1, 64)}
+}
+
+// tracedName is the target name of the gateway tracing ratio of its requests.
+func tracedName(ratio float64) string {
+	return "gateway, traced " + strconv.FormatFloat(ratio*100, 'g', -1, 64) + "%"
 }

@@ -28,17 +28,17 @@ func TestMain(m *testing.M) {
 
 func TestSmokeRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts three processes and builds the gateway")
+		t.Skip("starts four processes and builds the gateway")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out, log bytes.Buffer
 	profile := filepath.Join(t.TempDir(), "gateway.prof")
-	code := run(ctx, []string{"-smoke", "-json", "-cpuprofile", profile}, &out, &log)
+	code := run(ctx, []string{"-smoke", "-json", "-cpuprofile", profile, "-tracing", "1"}, &out, &log)
 	require.Equal(t, 0, code, log.String())
 	var rep report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
-	require.Len(t, rep.Targets, 3)
+	require.Len(t, rep.Targets, 4)
 	for _, tr := range rep.Targets {
 		assert.Positive(t, tr.Requests, tr.Name)
 		assert.Zero(t, tr.Errors, tr.Name)
@@ -48,6 +48,11 @@ func TestSmokeRun(t *testing.T) {
 		assert.Len(t, tr.RoundRPS, 2, tr.Name)
 	}
 	assert.Equal(t, "gateway", rep.Targets[2].Name)
+	assert.Equal(t, "gateway, traced 100%", rep.Targets[3].Name)
+	assert.Contains(t, rep.TracedVsGateway, "gateway, traced 100%")
+	// The SDK drops spans rather than slow a request when its queue is full,
+	// so only their arrival is asserted.
+	assert.Positive(t, rep.Spans, "the traced gateway's spans reach the sink")
 	assert.Positive(t, rep.GatewayVsProxy.CPUPerRequest)
 	assert.GreaterOrEqual(t, rep.CallLogLines, rep.Targets[2].Requests, "every gateway call is logged to the collector")
 	prof, err := os.ReadFile(profile)
@@ -69,6 +74,9 @@ func TestFlagsRefuseWhatIsNotLoopbackOrBounded(t *testing.T) {
 		{desc: "no time", args: []string{"-duration", "0s"}},
 		{desc: "an unbounded run", args: []string{"-rounds", "1000", "-duration", "10s"}},
 		{desc: "too many in flight", args: []string{"-concurrency", "100000"}},
+		{desc: "a sample ratio of 0", args: []string{"-tracing", "0"}},
+		{desc: "a sample ratio above 1", args: []string{"-tracing", "0.5,2"}},
+		{desc: "too many traced targets", args: []string{"-tracing", "0.1,0.2,0.3,0.4"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

@@ -9,11 +9,14 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/restgate/gateway/gateway/tracing/tracingtest"
 )
 
 // Target names, in the order of the report.
@@ -37,6 +40,10 @@ type target struct {
 	syscalls         int64
 	hist             *hdrhistogram.Histogram
 	roundRPS         []float64
+	// ratio is the sample ratio of a traced gateway, 0 for the others, and
+	// stop stops a traced gateway once (nil for the others).
+	ratio float64
+	stop  func()
 }
 
 // measure starts the three targets and the collector, warms each up, runs
@@ -91,6 +98,24 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		{name: targetProxy, url: proxy.url + backendPath, proc: proxy},
 		{name: targetGateway, url: gw.url + gatewayPath, proc: gw},
 	}
+	var sink *spanSink
+	if len(o.tracing) > 0 {
+		if sink, err = startSpanSink(o.host); err != nil {
+			return nil, err
+		}
+		defer sink.stop()
+	}
+	for i, ratio := range o.tracing {
+		traced, err := startGateway(ctx, bin, filepath.Join(dir, fmt.Sprintf("traced%d", i)), o.host, backend.url, lines.url,
+			tracedEnv(ratio, sink.url)...)
+		if err != nil {
+			return nil, err
+		}
+		stop := sync1(traced.stop)
+		defer stop()
+		targets = append(targets, &target{name: tracedName(ratio), url: traced.url + gatewayPath, proc: traced,
+			ratio: ratio, stop: stop})
+	}
 	tick := clockTick()
 	for _, t := range targets {
 		t.client = newClient(o.concurrency)
@@ -124,7 +149,16 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		return nil, fmt.Errorf("gateway after the run: %w", err)
 	}
 	stopGateway() // flushes the call log
-	return newReport(o, targets, lines.Load()), nil
+	spans := int64(0)
+	if sink != nil {
+		for _, t := range targets {
+			if t.stop != nil {
+				t.stop() // flushes the spans still batched
+			}
+		}
+		spans = int64(sink.SpanCount())
+	}
+	return newReport(o, targets, lines.Load(), spans), nil
 }
 
 // round drives t for one measured stretch, reading what its process used
@@ -201,4 +235,27 @@ func sync1(f func()) func() {
 			f()
 		}
 	}
+}
+
+// spanSink is the OTLP/HTTP collector of the traced gateways: it decodes
+// and counts their spans, keeping none.
+type spanSink struct {
+	*tracingtest.Receiver
+	url  string
+	stop func()
+}
+
+func startSpanSink(host string) (*spanSink, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return nil, err
+	}
+	rcv := &tracingtest.Receiver{} // Keep false: counts only
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: rcv}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(os.Stderr, "loadtest: span sink:", err)
+		}
+	}()
+	return &spanSink{Receiver: rcv, url: "http://" + ln.Addr().String() + "/v1/traces", stop: func() { _ = srv.Close() }}, nil
 }

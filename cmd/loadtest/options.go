@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -20,6 +22,8 @@ type options struct {
 	smoke       bool
 	keep        bool
 	cpuprofile  string
+	// tracing lists the sample ratios of the traced gateway targets.
+	tracing ratioList
 }
 
 func (o *options) register(fs *flag.FlagSet) {
@@ -33,6 +37,36 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.smoke, "smoke", false, "a run of a few seconds proving the harness works (overrides duration, warmup, rounds)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (config, gateway log) and print its path")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway during its first measured stretch to this file")
+	fs.Var(&o.tracing, "tracing", "comma-separated sample ratios (0.01,1): one more gateway target per ratio, with tracing on, exporting over OTLP/HTTP to a local span sink")
+}
+
+// maxTraced bounds the traced gateway targets of one run.
+const maxTraced = 3
+
+// ratioList is the -tracing flag: sample ratios from 0 (excluded) to 1.
+type ratioList []float64
+
+func (l *ratioList) String() string {
+	parts := make([]string, len(*l))
+	for i, r := range *l {
+		parts[i] = strconv.FormatFloat(r, 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *ratioList) Set(v string) error {
+	*l = nil
+	for _, f := range strings.Split(v, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(r > 0 && r <= 1) {
+			return fmt.Errorf("%q is not a sample ratio above 0 and at most 1", f)
+		}
+		*l = append(*l, r)
+	}
+	if len(*l) > maxTraced {
+		return fmt.Errorf("at most %d traced targets", maxTraced)
+	}
+	return nil
 }
 
 // maxRun bounds a whole run whatever the flags say.
@@ -54,7 +88,8 @@ func (o *options) check() error {
 	case o.concurrency < 1 || o.concurrency > 1024:
 		return errors.New("-concurrency must be from 1 to 1024")
 	}
-	if total := time.Duration(o.rounds*len(targetNames()))*o.duration + 3*o.warmup; total > maxRun {
+	targets := len(targetNames()) + len(o.tracing)
+	if total := time.Duration(o.rounds*targets)*o.duration + time.Duration(targets)*o.warmup; total > maxRun {
 		return fmt.Errorf("a run of %s is longer than the %s bound", total, maxRun)
 	}
 	return nil

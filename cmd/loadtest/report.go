@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sort"
 	"text/tabwriter"
 )
 
@@ -23,6 +24,15 @@ type report struct {
 	GatewayVsProxy ratios `json:"gatewayVsProxy"`
 	// CallLogLines is how many call log lines reached the collector.
 	CallLogLines int64 `json:"callLogLines"`
+	// TracedVsGateway are each traced gateway's figures divided by the
+	// untraced gateway's, by target name (with -tracing).
+	TracedVsGateway map[string]ratios `json:"tracedVsGateway,omitempty"`
+	// Spans is how many spans the traced gateways exported to the sink.
+	Spans int64 `json:"spans"`
+	// SpansExpected is two per sampled request (server span and upstream
+	// attempt), from the traced targets' requests and ratios, warm-up and
+	// readiness checks left out; the sink may get a few more.
+	SpansExpected int64 `json:"spansExpected"`
 }
 
 // targetReport are the figures of one target over all rounds; latencies
@@ -50,10 +60,10 @@ type ratios struct {
 	RPS           float64 `json:"rps"`
 }
 
-func newReport(o options, targets []*target, lines int64) *report {
+func newReport(o options, targets []*target, lines, spans int64) *report {
 	r := &report{Duration: o.duration.String(), Warmup: o.warmup.String(), Rounds: o.rounds,
 		Concurrency: o.concurrency, CPUs: runtime.NumCPU(), GoVersion: runtime.Version(),
-		ClockTick: clockTick().String(), CallLogLines: lines}
+		ClockTick: clockTick().String(), CallLogLines: lines, Spans: spans}
 	byName := map[string]targetReport{}
 	for _, t := range targets {
 		tr := targetReport{Name: t.name, Requests: t.requests, Errors: t.errors, RoundRPS: t.roundRPS,
@@ -71,9 +81,24 @@ func newReport(o options, targets []*target, lines int64) *report {
 		byName[t.name] = tr
 	}
 	gw, px := byName[targetGateway], byName[targetProxy]
-	r.GatewayVsProxy = ratios{CPUPerRequest: ratio(gw.CPUMicrosPerR, px.CPUMicrosPerR),
-		P50: ratio(gw.P50Millis, px.P50Millis), P99: ratio(gw.P99Millis, px.P99Millis), RPS: ratio(gw.RPS, px.RPS)}
+	r.GatewayVsProxy = compare(gw, px)
+	for _, t := range targets {
+		if t.ratio == 0 {
+			continue
+		}
+		if r.TracedVsGateway == nil {
+			r.TracedVsGateway = map[string]ratios{}
+		}
+		r.TracedVsGateway[t.name] = compare(byName[t.name], gw)
+		r.SpansExpected += int64(2 * t.ratio * float64(t.requests))
+	}
 	return r
+}
+
+// compare divides a's figures by b's.
+func compare(a, b targetReport) ratios {
+	return ratios{CPUPerRequest: ratio(a.CPUMicrosPerR, b.CPUMicrosPerR),
+		P50: ratio(a.P50Millis, b.P50Millis), P99: ratio(a.P99Millis, b.P99Millis), RPS: ratio(a.RPS, b.RPS)}
 }
 
 func millis(micros int64) float64 { return float64(micros) / 1000 }
@@ -105,4 +130,17 @@ func (r *report) writeTable(w io.Writer) {
 	fmt.Fprintf(w, "\ngateway / proxy: CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
 		g.CPUPerRequest, g.P50, g.P99, g.RPS)
 	fmt.Fprintf(w, "call log lines at the collector: %d\n", r.CallLogLines)
+	names := make([]string, 0, len(r.TracedVsGateway))
+	for name := range r.TracedVsGateway {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		g := r.TracedVsGateway[name]
+		fmt.Fprintf(w, "%s / gateway: CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
+			name, g.CPUPerRequest, g.P50, g.P99, g.RPS)
+	}
+	if len(names) > 0 {
+		fmt.Fprintf(w, "spans at the sink: %d (about %d expected from the measured requests)\n", r.Spans, r.SpansExpected)
+	}
 }

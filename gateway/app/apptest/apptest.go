@@ -7,9 +7,10 @@ package apptest
 // everything a production request passes: profiles on the admin listener
 // (idle unless asked for), v2's derived key map, null removal, the
 // upstream's breaker and retries, metrics, and the call log shipped to a
-// collector. It reads GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN, GATEWAY_TLS
-// (default auto), GATEWAY_DATA_DIR, GATEWAY_LOG_COLLECTOR_URL and
-// ACCOUNTS_URL; what is unset takes its default.
+// collector; tracing when GATEWAY_TRACING is true (collector and sampler
+// from the OTEL_* variables). It reads GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN,
+// GATEWAY_TLS (default auto), GATEWAY_DATA_DIR, GATEWAY_LOG_COLLECTOR_URL,
+// GATEWAY_TRACING and ACCOUNTS_URL; what is unset takes its default.
 const AccountsConfig = `server:
   listen: ${GATEWAY_LISTEN}
   adminListen: ${GATEWAY_ADMIN_LISTEN}
@@ -24,6 +25,8 @@ log:
   batchSize: 100
   flushInterval: 1s
   level: warn
+tracing:
+  enabled: ${GATEWAY_TRACING:-false}
 models:
   Account:
     fields: [Id, Name, External_Id__c, SicDesc, AccountSource, Site, Rating, Description, TickerSymbol,
