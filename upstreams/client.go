@@ -19,7 +19,9 @@ import (
 //
 // A call passes, in order: the bulkhead (at most MaxConcurrent in flight),
 // the call timeout, then for each attempt the circuit breaker and the
-// transport; idempotent calls are retried within the retry budget.
+// transport; idempotent calls are retried within the retry budget. When
+// the call's context carries a recording OpenTelemetry span (the gateway
+// traces the request), each attempt is a client span under it (span.go).
 type Client struct {
 	name      string
 	given     Settings
