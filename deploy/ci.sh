@@ -83,8 +83,25 @@ for want in 'kind: ServiceMonitor' 'kind: PrometheusRule' 'kind: NetworkPolicy' 
   grep -qF -- "${want}" "${work}/full.yaml" || { echo "FAIL: full rendering lacks ${want}" >&2; exit 1; }
 done
 
+echo "== helm template | validate (shared store: Redis in sentinel mode, URL and sentinel password from a Secret)"
+"${helm}" template gw "${chart}" --kube-version "${kube_new}" \
+  --set cluster.store=redis --set cluster.redis.existingSecret=gateway-redis --set cluster.failClosed=true \
+  --set cluster.redis.mode=sentinel --set cluster.redis.addrs='s1:26379\,s2:26379' --set cluster.redis.masterName=gw \
+  --set cluster.redis.sentinelPasswordKey=sentinel-password \
+  --set cluster.redis.tlsCASecret=redis-ca \
+  >"${work}/redis.yaml"
+"${work}/validate" -config config.yaml <"${work}/redis.yaml"
+for want in 'name: GATEWAY_REDIS_URL' 'name: gateway-redis' 'key: redis-url' 'value: "s1:26379,s2:26379"' \
+  'name: GATEWAY_REDIS_SENTINEL_PASSWORD' 'key: sentinel-password' 'name: GATEWAY_CLUSTER_FAIL_CLOSED' \
+  'value: /etc/gateway-redis-ca/ca.crt' 'secretName: redis-ca'; do
+  grep -qF -- "${want}" "${work}/redis.yaml" || { echo "FAIL: redis rendering lacks ${want}" >&2; exit 1; }
+done
+if grep -qF 'name: GATEWAY_REDIS_URL' "${work}/default.yaml"; then
+  echo "FAIL: the default rendering (memory store) names GATEWAY_REDIS_URL" >&2; exit 1
+fi
+
 echo "== helm template refuses what cannot start"
-for bad in 'auth.mode=none' 'tls.mode=files' 'tls.mode=plain'; do
+for bad in 'auth.mode=none' 'tls.mode=files' 'tls.mode=plain' 'cluster.store=redis' 'cluster.store=etcd'; do
   if "${helm}" template gw "${chart}" --kube-version "${kube_old}" --set "${bad}" >/dev/null 2>&1; then
     echo "FAIL: helm template accepted --set ${bad}" >&2; exit 1
   fi

@@ -216,6 +216,8 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		switch {
 		case err != nil:
 			last = k.classify(err)
+		case resp.StatusCode < http.StatusOK || resp.StatusCode > 599:
+			last = malformedStatus(c.name, resp)
 		case resp.StatusCode >= http.StatusInternalServerError:
 			last = statusError(c.name, resp)
 		default:

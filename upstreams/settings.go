@@ -18,6 +18,13 @@ type Settings struct {
 	ResponseHeaderTimeout time.Duration `yaml:"responseHeaderTimeout"`
 	// MaxIdleConnsPerHost sizes the keep-alive pool. Default 64.
 	MaxIdleConnsPerHost int `yaml:"maxIdleConnsPerHost"`
+	// Transport is the HTTP/1.1 engine of a plain http:// backend: fast
+	// (upstreams/h1client, each exchange on the caller's goroutine) or std
+	// (net/http's Transport). https backends, proxies and streamed uploads
+	// always go through net/http's. Default fast. A change reloads (the
+	// upstream's client is rebuilt, with a new breaker and pool). See
+	// docs/internals/http-engines.md.
+	Transport string `yaml:"transport"`
 	// MaxConcurrent caps calls in flight (the bulkhead); more answer 503.
 	// Default 256.
 	MaxConcurrent int `yaml:"maxConcurrent"`

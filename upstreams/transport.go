@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -37,10 +38,14 @@ const (
 )
 
 // newTransport returns the client's transport, from settings that already
-// carry their defaults: plain-http exchanges run on the caller's goroutine
-// (h1client); https, proxied and streaming requests go to the standard transport.
-func newTransport(s Settings) *h1client.Transport {
+// carry their defaults. With Transport fast, plain-http exchanges run on the
+// caller's goroutine (h1client) and https, proxied and streaming requests go
+// to the standard transport; with std, everything does.
+func newTransport(s Settings) transport {
 	std := newStdTransport(s)
+	if s.Transport == TransportStd {
+		return std
+	}
 	return h1client.New(h1client.Options{
 		Dial:                  std.DialContext,
 		Proxy:                 std.Proxy,
@@ -156,6 +161,16 @@ func statusError(upstream string, resp *http.Response) *Error {
 	_ = resp.Body.Close()
 	msg := strings.TrimSpace(strings.ToValidUTF8(string(buf), "\uFFFD"))
 	return &Error{Upstream: upstream, Kind: KindFailed, Status: resp.StatusCode, Message: msg}
+}
+
+// malformedStatus closes an answer whose status no request of the gateway
+// can be answered with: below 100 or above 599 (which RFC 9110 does not
+// define, though net/http's Transport passes them on), or an interim 1xx
+// (101 to a request that asked for no upgrade) as a final answer. It fails
+// as a malformed answer from h1client does: a transport failure, 502.
+func malformedStatus(upstream string, resp *http.Response) *Error {
+	_ = resp.Body.Close()
+	return &Error{Upstream: upstream, Kind: KindFailed, Err: fmt.Errorf("malformed answer: status %d", resp.StatusCode)}
 }
 
 // traceHeaders is a propagation carrier writing the W3C headers under their

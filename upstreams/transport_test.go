@@ -1,8 +1,11 @@
 package upstreams
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -271,4 +274,64 @@ func TestPrepareSharesCredentialValues(t *testing.T) {
 	assert.Equal(t, http.Header{"Authorization": {"Bearer tok"}, "X-App-Name": {"crm"}}, a)
 	assert.Equal(t, a, b, "configured credentials replace the adapter's")
 	assert.Same(t, &a["Authorization"][0], &b["Authorization"][0], "one value for every request")
+}
+
+// Both transports carry a plain-http call, each on its own engine; only
+// the fast one bounds a call by socket deadlines (no timer per call).
+func TestTransportSetting(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, answer(http.StatusOK, `{"ok":true}`))
+	for _, tt := range []struct {
+		transport string
+		bounded   bool
+	}{{TransportFast, true}, {TransportStd, false}, {"", true}} {
+		t.Run("transport "+tt.transport, func(t *testing.T) {
+			t.Parallel()
+			s := testSettings(f.srv.URL)
+			s.Transport = tt.transport
+			c, _ := newTestClient(t, s)
+			assert.Equal(t, tt.bounded, c.bounded != nil)
+			if tt.transport == TransportStd {
+				assert.IsType(t, &http.Transport{}, c.transport)
+			}
+			status, body, err := fetch(context.Background(), c, http.MethodGet, f.srv.URL, "")
+			require.NoError(t, err)
+			assert.Equal(t, http.StatusOK, status)
+			assert.JSONEq(t, `{"ok":true}`, body)
+		})
+	}
+}
+
+// An answer whose status no request of the gateway can get is a failed
+// call (502) whichever transport read it: net/http's passes a status below
+// 100 or above 599, and an unasked-for 101, on as final answers.
+func TestUndefinedStatusIsAFailure(t *testing.T) {
+	t.Parallel()
+	for _, status := range []string{"099 Low", "101 Switching Protocols", "600 High", "999 Highest"} {
+		for _, transport := range []string{TransportFast, TransportStd} {
+			t.Run(status+" "+transport, func(t *testing.T) {
+				t.Parallel()
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = ln.Close() })
+				go func() {
+					nc, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					defer nc.Close()
+					if _, err := http.ReadRequest(bufio.NewReader(nc)); err == nil {
+						_, _ = io.WriteString(nc, "HTTP/1.1 "+status+"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+					}
+				}()
+				s := testSettings("http://" + ln.Addr().String())
+				s.Transport = transport
+				c, _ := newTestClient(t, s)
+				_, _, err = fetch(context.Background(), c, http.MethodGet, s.URL+"/", "")
+				require.Error(t, err)
+				assert.Equal(t, KindFailed, kindOf(err))
+				assert.Equal(t, http.StatusBadGateway, StatusFor(err))
+			})
+		}
+	}
 }

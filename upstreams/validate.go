@@ -34,6 +34,14 @@ const MaxRetryAttempts = 10
 // SandboxURL is the Settings.URL that selects the embedded reference server.
 const SandboxURL = "sandbox"
 
+// Settings.Transport values.
+const (
+	// TransportFast is upstreams/h1client for plain http:// backends.
+	TransportFast = "fast"
+	// TransportStd is net/http's Transport for every backend.
+	TransportStd = "std"
+)
+
 // FieldError is one problem Validate found, at the config key path Path
 // (for example "upstreams.accounts.breaker.failureRatio").
 type FieldError struct {
@@ -55,6 +63,9 @@ func (s Settings) WithDefaults() Settings {
 	}
 	if s.MaxConcurrent == 0 {
 		s.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if s.Transport == "" {
+		s.Transport = TransportFast
 	}
 	b := &s.Breaker
 	if b.ConsecutiveFailures == 0 {
@@ -118,6 +129,11 @@ func (s Settings) Validate(path string) []error {
 	}
 	if s.MaxConcurrent < 0 {
 		bad("maxConcurrent", "must not be negative")
+	}
+	switch s.Transport {
+	case "", TransportFast, TransportStd:
+	default:
+		bad("transport", fmt.Sprintf("must be %s or %s, not %q", TransportFast, TransportStd, s.Transport))
 	}
 	if !inUnitInterval(s.Breaker.FailureRatio) {
 		bad("breaker.failureRatio", "must be between 0 and 1")

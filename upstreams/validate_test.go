@@ -20,6 +20,7 @@ func TestWithDefaults(t *testing.T) {
 		ResponseHeaderTimeout: 8 * time.Second,
 		MaxIdleConnsPerHost:   64,
 		MaxConcurrent:         256,
+		Transport:             TransportFast,
 		Breaker: BreakerSettings{
 			ConsecutiveFailures: 5, MinRequests: 20, Interval: time.Minute,
 			OpenTimeout: 30 * time.Second, HalfOpenRequests: 1,
@@ -83,6 +84,9 @@ func TestValidate(t *testing.T) {
 			"upstreams.a.auth.headers.X-Empty: must not be empty",
 			"upstreams.a.auth.headers.X-Split: must not contain line breaks or NUL",
 		}},
+		{desc: "std transport", s: Settings{URL: "http://host", Transport: TransportStd}},
+		{desc: "unknown transport", s: Settings{URL: "http://host", Transport: "h2"},
+			want: []string{`upstreams.a.transport: must be fast or std, not "h2"`}},
 		{desc: "password without username", s: Settings{URL: "sandbox", Auth: AuthSettings{Password: "p"}},
 			want: []string{"upstreams.a.auth.username: required when password is set"}},
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/restgate/gateway/gateway/app"
 	"github.com/restgate/gateway/gateway/calllog"
+	"github.com/restgate/gateway/gateway/cluster"
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/duplicates"
 	"github.com/restgate/gateway/gateway/metrics"
@@ -60,9 +61,14 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 
 	sb := &sandboxes{dataDir: cfg.Server.DataDir, logger: logger}
 	defer sb.close()
+	store, err := cluster.Open(cfg.Cluster, m, logger)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
 	shared := &app.Shared{
-		Logger: logger, Metrics: m, CallLog: shipper,
-		Duplicates: duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries),
+		Logger: logger, Metrics: m, CallLog: shipper, Cluster: store,
+		Duplicates: store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries)),
 		Upstreams:  app.NewUpstreamSet(m, sb.url),
 		Tracer:     tr.Tracer(),
 	}
@@ -90,7 +96,7 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		scheme = "http"
 	}
 	logger.Info("gateway serving", "api", scheme+"://"+srv.APIAddr(), "admin", "http://"+srv.AdminAddr(),
-		"versions", cfg.Versions, "endpoints", len(gw.Table.Entries()), "auth", cfg.Auth.Mode)
+		"versions", cfg.Versions, "endpoints", len(gw.Table.Entries()), "auth", cfg.Auth.Mode, "cluster_store", cfg.Cluster.Store)
 
 	r := reload.New(reload.Options{Path: path, Getenv: getenv, Serving: gw, Shared: shared, Target: api,
 		Counter: m, Logger: logger})

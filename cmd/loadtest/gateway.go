@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -33,9 +32,10 @@ func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error
 	return bin, nil
 }
 
-// startGateway writes the config into dir and runs bin on it, in front of
-// backend and logging to collector, with env added to its environment.
-func startGateway(ctx context.Context, bin, dir, host, backend, collector string, env ...string) (*child, error) {
+// startGateway writes the config into dir and runs bin on it with the
+// HTTP/1 engines of engine (fast or std), in front of backend and logging
+// to collector; env adds to its environment.
+func startGateway(ctx context.Context, bin, dir, host, engine, backend, collector string, env []string) (*child, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -51,17 +51,18 @@ func startGateway(ctx context.Context, bin, dir, host, backend, collector string
 	if err != nil {
 		return nil, err
 	}
-	logFile, err := os.Create(filepath.Join(dir, "gateway.log"))
+	logFile, err := os.Create(filepath.Join(dir, "gateway-"+engine+".log"))
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, "serve", "-config", cfgPath)
 	cmd.Env = append(os.Environ(), "GATEWAY_LISTEN="+api, "GATEWAY_ADMIN_LISTEN="+admin, "GATEWAY_TLS=off",
-		"GATEWAY_DATA_DIR="+filepath.Join(dir, "data"), "GATEWAY_LOG_COLLECTOR_URL="+collector, "ACCOUNTS_URL="+backend)
+		"GATEWAY_ENGINE="+engine, "GATEWAY_DATA_DIR="+filepath.Join(dir, "data"),
+		"GATEWAY_LOG_COLLECTOR_URL="+collector, "ACCOUNTS_URL="+backend)
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	url := "http://" + api
-	c, err := startServer(ctx, "gateway", url, cmd, func() error { return checkGateway(url) })
+	c, err := startServer(ctx, "gateway ("+engine+")", url, cmd, func() error { return checkGateway(url) })
 	_ = logFile.Close()
 	if err != nil {
 		log, _ := os.ReadFile(logFile.Name())
@@ -152,17 +153,4 @@ func freeAddr(host string) (string, error) {
 	}
 	addr := ln.Addr().String()
 	return addr, ln.Close()
-}
-
-// tracedEnv is the environment of a gateway that traces ratio of its
-// requests (the load sends no traceparent, so the gateway starts every
-// trace) and exports them to sink, through the standard OTEL_* variables.
-func tracedEnv(ratio float64, sink string) []string {
-	return []string{"GATEWAY_TRACING=true", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + sink,
-		"OTEL_TRACES_SAMPLER=parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG=" + strconv.FormatFloat(ratio, 'g', -1, 64)}
-}
-
-// tracedName is the target name of the gateway tracing ratio of its requests.
-func tracedName(ratio float64) string {
-	return "gateway, traced " + strconv.FormatFloat(ratio*100, 'g', -1, 64) + "%"
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/restgate/gateway/gateway/cluster/redistest"
 	"github.com/restgate/gateway/mapping"
 )
 
@@ -34,7 +35,7 @@ func TestSmokeRun(t *testing.T) {
 	defer cancel()
 	var out, log bytes.Buffer
 	profile := filepath.Join(t.TempDir(), "gateway.prof")
-	code := run(ctx, []string{"-smoke", "-json", "-cpuprofile", profile, "-tracing", "1"}, &out, &log)
+	code := run(ctx, []string{"-smoke", "-json", "-cpuprofile", profile}, &out, &log)
 	require.Equal(t, 0, code, log.String())
 	var rep report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
@@ -48,17 +49,64 @@ func TestSmokeRun(t *testing.T) {
 		assert.Len(t, tr.RoundRPS, 2, tr.Name)
 	}
 	assert.Equal(t, "gateway", rep.Targets[2].Name)
-	assert.Equal(t, "gateway, traced 100%", rep.Targets[3].Name)
-	assert.Contains(t, rep.TracedVsGateway, "gateway, traced 100%")
-	// The SDK drops spans rather than slow a request when its queue is full,
-	// so only their arrival is asserted.
-	assert.Positive(t, rep.Spans, "the traced gateway's spans reach the sink")
+	assert.Equal(t, "gateway-std", rep.Targets[3].Name)
 	assert.Positive(t, rep.GatewayVsProxy.CPUPerRequest)
+	require.NotNil(t, rep.GatewayStdVsProxy)
+	assert.Positive(t, rep.GatewayStdVsProxy.CPUPerRequest)
 	assert.GreaterOrEqual(t, rep.CallLogLines, rep.Targets[2].Requests, "every gateway call is logged to the collector")
 	prof, err := os.ReadFile(profile)
 	require.NoError(t, err)
 	require.Greater(t, len(prof), 2)
 	assert.Equal(t, []byte{0x1f, 0x8b}, prof[:2], "a gzipped pprof profile")
+}
+
+// -tracing adds a gateway tracing every request, exporting to the span sink.
+func TestSmokeRunTracing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts four processes and builds the gateway")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out, log bytes.Buffer
+	code := run(ctx, []string{"-smoke", "-json", "-std=false", "-tracing", "1"}, &out, &log)
+	require.Equal(t, 0, code, log.String())
+	var rep report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	require.Len(t, rep.Targets, 4)
+	traced := rep.Targets[3]
+	assert.Equal(t, "gateway, traced 100%", traced.Name)
+	assert.Positive(t, traced.Requests)
+	assert.Zero(t, traced.Errors)
+	require.NotNil(t, rep.Tracing)
+	assert.Contains(t, rep.Tracing.VsGateway, traced.Name)
+	// The SDK drops spans rather than slow a request when its queue is full,
+	// so only their arrival is asserted.
+	assert.Positive(t, rep.Tracing.Spans, "the traced gateway's spans reach the sink")
+}
+
+// -cluster adds the gateway on the redis store, both gateways rate-limiting
+// without ever refusing, and reports what Redis cost.
+func TestSmokeRunCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts five processes and builds the gateway")
+	}
+	redistest.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out, log bytes.Buffer
+	code := run(ctx, []string{"-smoke", "-json", "-cluster"}, &out, &log)
+	require.Equal(t, 0, code, log.String())
+	var rep report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	require.Len(t, rep.Targets, 4)
+	assert.Equal(t, "gateway-redis", rep.Targets[3].Name)
+	for _, tr := range rep.Targets {
+		assert.Positive(t, tr.Requests, tr.Name)
+		assert.Zero(t, tr.Errors, "%s: a limit never reached refuses nothing", tr.Name)
+	}
+	require.NotNil(t, rep.Cluster)
+	assert.Positive(t, rep.Cluster.RedisCPUMicrosPerR, "redis-server's CPU is read")
+	assert.Positive(t, rep.Cluster.RedisVsMemory.CPUPerRequest)
 }
 
 func TestFlagsRefuseWhatIsNotLoopbackOrBounded(t *testing.T) {

@@ -1,11 +1,14 @@
 // Command loadtest measures the gateway against the cheapest alternatives
 // on the same machine: the account backend answered directly, and a bare
-// httputil.ReverseProxy in front of it. Each target is its own process, so
-// the CPU each one spends per request is read from /proc/<pid>/stat; the
-// targets are driven in interleaved rounds so that drift of the machine
-// (other load, thermal, frequency) touches all three alike.
+// httputil.ReverseProxy in front of it. The gateway runs twice: with its
+// HTTP/1 engines (server.http1 and the upstream transport) fast, and, as
+// target gateway-std unless -std=false, with both on net/http's. Each
+// target is its own process, so the CPU each one spends per request is
+// read from /proc/<pid>/stat; the targets are driven in interleaved rounds
+// so that drift of the machine (other load, thermal, frequency) touches
+// them all alike.
 //
-//	go run ./cmd/loadtest                  # about a minute, a table on stdout
+//	go run ./cmd/loadtest                  # about a minute and a half, a table on stdout
 //	go run ./cmd/loadtest -smoke           # a few seconds, for CI
 //	go run ./cmd/loadtest -json            # machine-readable
 //

@@ -15,18 +15,34 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/restgate/gateway/gateway/tracing/tracingtest"
 )
 
-// Target names, in the order of the report.
+// Target names, in the order of the report. gateway runs with both
+// HTTP/1 engine switches fast (the default), gateway-std with both std
+// (net/http's server and Transport).
 const (
-	targetBackend = "backend"
-	targetProxy   = "proxy"
-	targetGateway = "gateway"
+	targetBackend    = "backend"
+	targetProxy      = "proxy"
+	targetGateway    = "gateway"
+	targetGatewayStd = "gateway-std"
+	// targetGatewayRedis is the gateway on the redis store (-cluster).
+	targetGatewayRedis = "gateway-redis"
 )
 
-func targetNames() []string { return []string{targetBackend, targetProxy, targetGateway} }
+// targetNames are the targets a run with these options measures.
+func (o *options) targetNames() []string {
+	names := []string{targetBackend, targetProxy, targetGateway}
+	if o.std {
+		names = append(names, targetGatewayStd)
+	}
+	if o.cluster {
+		names = append(names, targetGatewayRedis)
+	}
+	for _, r := range o.tracing {
+		names = append(names, tracedName(r))
+	}
+	return names
+}
 
 // target is one process under load and what was measured of it.
 type target struct {
@@ -40,13 +56,11 @@ type target struct {
 	syscalls         int64
 	hist             *hdrhistogram.Histogram
 	roundRPS         []float64
-	// ratio is the sample ratio of a traced gateway, 0 for the others, and
-	// stop stops a traced gateway once (nil for the others).
+	// ratio is the sample ratio of a traced gateway, 0 for the others.
 	ratio float64
-	stop  func()
 }
 
-// measure starts the three targets and the collector, warms each up, runs
+// measure starts the targets and the collector, warms each up, runs
 // the interleaved rounds and stops everything.
 func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	dir, err := os.MkdirTemp("", "loadtest-")
@@ -86,17 +100,42 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		return nil, err
 	}
 	defer proxy.stop()
-	gw, err := startGateway(ctx, bin, dir, o.host, backend.url, lines.url)
+	var env []string
+	if o.cluster {
+		env = rateLimitEnv()
+	}
+	var gateways []*child
+	stopGateways := sync1(func() {
+		for _, g := range gateways {
+			g.stop()
+		}
+	})
+	defer stopGateways()
+	gw, err := startGateway(ctx, bin, filepath.Join(dir, "gateway"), o.host, "fast", backend.url, lines.url, env)
 	if err != nil {
 		return nil, err
 	}
-	stopGateway := sync1(gw.stop)
-	defer stopGateway()
-
+	gateways = append(gateways, gw)
 	targets := []*target{
 		{name: targetBackend, url: backend.url + backendPath, proc: backend},
 		{name: targetProxy, url: proxy.url + backendPath, proc: proxy},
 		{name: targetGateway, url: gw.url + gatewayPath, proc: gw},
+	}
+	if o.std {
+		std, err := startGateway(ctx, bin, filepath.Join(dir, "gateway-std"), o.host, "std", backend.url, lines.url, env)
+		if err != nil {
+			return nil, err
+		}
+		gateways = append(gateways, std)
+		targets = append(targets, &target{name: targetGatewayStd, url: std.url + gatewayPath, proc: std})
+	}
+	var shared *clusterRun
+	if o.cluster {
+		if shared, err = startClusterGateway(ctx, bin, dir, o.host, backend.url, lines.url); err != nil {
+			return nil, err
+		}
+		defer shared.stop()
+		targets = append(targets, &target{name: targetGatewayRedis, url: shared.gw.url + gatewayPath, proc: shared.gw})
 	}
 	var sink *spanSink
 	if len(o.tracing) > 0 {
@@ -106,17 +145,20 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		defer sink.stop()
 	}
 	for i, ratio := range o.tracing {
-		traced, err := startGateway(ctx, bin, filepath.Join(dir, fmt.Sprintf("traced%d", i)), o.host, backend.url, lines.url,
-			tracedEnv(ratio, sink.url)...)
+		traced, err := startGateway(ctx, bin, filepath.Join(dir, fmt.Sprintf("traced%d", i)), o.host, "fast",
+			backend.url, lines.url, append(append([]string(nil), env...), tracedEnv(ratio, sink.url)...))
 		if err != nil {
 			return nil, err
 		}
-		stop := sync1(traced.stop)
-		defer stop()
-		targets = append(targets, &target{name: tracedName(ratio), url: traced.url + gatewayPath, proc: traced,
-			ratio: ratio, stop: stop})
+		gateways = append(gateways, traced)
+		targets = append(targets, &target{name: tracedName(ratio), url: traced.url + gatewayPath, proc: traced, ratio: ratio})
 	}
 	tick := clockTick()
+	if shared != nil {
+		if shared.redis0, err = processUsage(shared.redis.Pid(), tick); err != nil {
+			return nil, err
+		}
+	}
 	for _, t := range targets {
 		t.client = newClient(o.concurrency)
 		t.hist = newHistogram()
@@ -145,20 +187,27 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		}
 		fmt.Fprintf(log, "loadtest: round %d/%d done\n", round+1, o.rounds)
 	}
-	if err := checkGateway(gw.url); err != nil {
-		return nil, fmt.Errorf("gateway after the run: %w", err)
-	}
-	stopGateway() // flushes the call log
-	spans := int64(0)
-	if sink != nil {
-		for _, t := range targets {
-			if t.stop != nil {
-				t.stop() // flushes the spans still batched
-			}
+	for _, g := range gateways {
+		if err := checkGateway(g.url); err != nil {
+			return nil, fmt.Errorf("%s after the run: %w", g.name, err)
 		}
-		spans = int64(sink.SpanCount())
 	}
-	return newReport(o, targets, lines.Load(), spans), nil
+	var cluster *clusterReport
+	if shared != nil {
+		if cluster, err = shared.report(targets[len(targets)-1], tick); err != nil {
+			return nil, err
+		}
+	}
+	stopGateways() // flushes the call logs and the spans
+	if shared != nil {
+		shared.stopGateway()
+	}
+	rep := newReport(o, targets, lines.Load())
+	rep.addCluster(cluster)
+	if sink != nil {
+		rep.addTracing(targets, int64(sink.SpanCount()))
+	}
+	return rep, nil
 }
 
 // round drives t for one measured stretch, reading what its process used
@@ -235,27 +284,4 @@ func sync1(f func()) func() {
 			f()
 		}
 	}
-}
-
-// spanSink is the OTLP/HTTP collector of the traced gateways: it decodes
-// and counts their spans, keeping none.
-type spanSink struct {
-	*tracingtest.Receiver
-	url  string
-	stop func()
-}
-
-func startSpanSink(host string) (*spanSink, error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return nil, err
-	}
-	rcv := &tracingtest.Receiver{} // Keep false: counts only
-	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: rcv}
-	go func() {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintln(os.Stderr, "loadtest: span sink:", err)
-		}
-	}()
-	return &spanSink{Receiver: rcv, url: "http://" + ln.Addr().String() + "/v1/traces", stop: func() { _ = srv.Close() }}, nil
 }

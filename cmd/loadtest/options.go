@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -22,6 +20,11 @@ type options struct {
 	smoke       bool
 	keep        bool
 	cpuprofile  string
+	// std adds the gateway on the std HTTP/1 engines (target gateway-std).
+	std bool
+	// cluster adds the gateway on the redis store beside the one on the
+	// memory store, both with a rate limit that never refuses.
+	cluster bool
 	// tracing lists the sample ratios of the traced gateway targets.
 	tracing ratioList
 }
@@ -30,43 +33,16 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.host, "host", "127.0.0.1", "loopback address every target listens on")
 	fs.DurationVar(&o.duration, "duration", 4*time.Second, "measured time per target and round")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured load per target before the first round")
-	fs.IntVar(&o.rounds, "rounds", 5, "interleaved rounds over the three targets")
+	fs.IntVar(&o.rounds, "rounds", 5, "interleaved rounds over the targets")
 	fs.IntVar(&o.concurrency, "concurrency", 16, "requests in flight (keep-alive connections)")
 	fs.StringVar(&o.gatewayBin, "gateway-bin", "", "gateway binary to run; empty: go build ./cmd/gateway into a temp dir")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.smoke, "smoke", false, "a run of a few seconds proving the harness works (overrides duration, warmup, rounds)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (config, gateway log) and print its path")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway during its first measured stretch to this file")
-	fs.Var(&o.tracing, "tracing", "comma-separated sample ratios (0.01,1): one more gateway target per ratio, with tracing on, exporting over OTLP/HTTP to a local span sink")
-}
-
-// maxTraced bounds the traced gateway targets of one run.
-const maxTraced = 3
-
-// ratioList is the -tracing flag: sample ratios from 0 (excluded) to 1.
-type ratioList []float64
-
-func (l *ratioList) String() string {
-	parts := make([]string, len(*l))
-	for i, r := range *l {
-		parts[i] = strconv.FormatFloat(r, 'g', -1, 64)
-	}
-	return strings.Join(parts, ",")
-}
-
-func (l *ratioList) Set(v string) error {
-	*l = nil
-	for _, f := range strings.Split(v, ",") {
-		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(r > 0 && r <= 1) {
-			return fmt.Errorf("%q is not a sample ratio above 0 and at most 1", f)
-		}
-		*l = append(*l, r)
-	}
-	if len(*l) > maxTraced {
-		return fmt.Errorf("at most %d traced targets", maxTraced)
-	}
-	return nil
+	fs.BoolVar(&o.std, "std", true, "also measure the gateway with both HTTP/1 engine switches on std (target gateway-std)")
+	fs.BoolVar(&o.cluster, "cluster", false, "also run the gateway with cluster.store redis against a local redis-server; both gateways rate-limit (a limit never reached)")
+	fs.Var(&o.tracing, "tracing", "comma-separated sample ratios (0.01,1): one more gateway target per ratio, with tracing on, exporting over OTLP/HTTP to a span sink in the harness")
 }
 
 // maxRun bounds a whole run whatever the flags say.
@@ -88,8 +64,7 @@ func (o *options) check() error {
 	case o.concurrency < 1 || o.concurrency > 1024:
 		return errors.New("-concurrency must be from 1 to 1024")
 	}
-	targets := len(targetNames()) + len(o.tracing)
-	if total := time.Duration(o.rounds*targets)*o.duration + time.Duration(targets)*o.warmup; total > maxRun {
+	if total := time.Duration(o.rounds*len(o.targetNames()))*o.duration + time.Duration(len(o.targetNames()))*o.warmup; total > maxRun {
 		return fmt.Errorf("a run of %s is longer than the %s bound", total, maxRun)
 	}
 	return nil

@@ -22,17 +22,15 @@ type report struct {
 	Targets   []targetReport `json:"targets"`
 	// GatewayVsProxy are the gateway's figures divided by the bare proxy's.
 	GatewayVsProxy ratios `json:"gatewayVsProxy"`
+	// GatewayStdVsProxy are those of the gateway on the std engines, when
+	// measured.
+	GatewayStdVsProxy *ratios `json:"gatewayStdVsProxy,omitempty"`
 	// CallLogLines is how many call log lines reached the collector.
 	CallLogLines int64 `json:"callLogLines"`
-	// TracedVsGateway are each traced gateway's figures divided by the
-	// untraced gateway's, by target name (with -tracing).
-	TracedVsGateway map[string]ratios `json:"tracedVsGateway,omitempty"`
-	// Spans is how many spans the traced gateways exported to the sink.
-	Spans int64 `json:"spans"`
-	// SpansExpected is two per sampled request (server span and upstream
-	// attempt), from the traced targets' requests and ratios, warm-up and
-	// readiness checks left out; the sink may get a few more.
-	SpansExpected int64 `json:"spansExpected"`
+	// Cluster compares the redis store with the memory store (-cluster).
+	Cluster *clusterReport `json:"cluster,omitempty"`
+	// Tracing compares the traced gateways with the untraced (-tracing).
+	Tracing *tracingReport `json:"tracing,omitempty"`
 }
 
 // targetReport are the figures of one target over all rounds; latencies
@@ -60,10 +58,10 @@ type ratios struct {
 	RPS           float64 `json:"rps"`
 }
 
-func newReport(o options, targets []*target, lines, spans int64) *report {
+func newReport(o options, targets []*target, lines int64) *report {
 	r := &report{Duration: o.duration.String(), Warmup: o.warmup.String(), Rounds: o.rounds,
 		Concurrency: o.concurrency, CPUs: runtime.NumCPU(), GoVersion: runtime.Version(),
-		ClockTick: clockTick().String(), CallLogLines: lines, Spans: spans}
+		ClockTick: clockTick().String(), CallLogLines: lines}
 	byName := map[string]targetReport{}
 	for _, t := range targets {
 		tr := targetReport{Name: t.name, Requests: t.requests, Errors: t.errors, RoundRPS: t.roundRPS,
@@ -80,25 +78,32 @@ func newReport(o options, targets []*target, lines, spans int64) *report {
 		r.Targets = append(r.Targets, tr)
 		byName[t.name] = tr
 	}
-	gw, px := byName[targetGateway], byName[targetProxy]
-	r.GatewayVsProxy = compare(gw, px)
-	for _, t := range targets {
-		if t.ratio == 0 {
-			continue
-		}
-		if r.TracedVsGateway == nil {
-			r.TracedVsGateway = map[string]ratios{}
-		}
-		r.TracedVsGateway[t.name] = compare(byName[t.name], gw)
-		r.SpansExpected += int64(2 * t.ratio * float64(t.requests))
+	px := byName[targetProxy]
+	r.GatewayVsProxy = versus(byName[targetGateway], px)
+	if std, ok := byName[targetGatewayStd]; ok {
+		v := versus(std, px)
+		r.GatewayStdVsProxy = &v
 	}
 	return r
 }
 
-// compare divides a's figures by b's.
-func compare(a, b targetReport) ratios {
-	return ratios{CPUPerRequest: ratio(a.CPUMicrosPerR, b.CPUMicrosPerR),
-		P50: ratio(a.P50Millis, b.P50Millis), P99: ratio(a.P99Millis, b.P99Millis), RPS: ratio(a.RPS, b.RPS)}
+// addCluster completes c with the ratios of the two gateways and keeps it.
+func (r *report) addCluster(c *clusterReport) {
+	if c == nil {
+		return
+	}
+	byName := map[string]targetReport{}
+	for _, t := range r.Targets {
+		byName[t.Name] = t
+	}
+	c.RedisVsMemory = versus(byName[targetGatewayRedis], byName[targetGateway])
+	r.Cluster = c
+}
+
+// versus is gw's figures divided by px's.
+func versus(gw, px targetReport) ratios {
+	return ratios{CPUPerRequest: ratio(gw.CPUMicrosPerR, px.CPUMicrosPerR),
+		P50: ratio(gw.P50Millis, px.P50Millis), P99: ratio(gw.P99Millis, px.P99Millis), RPS: ratio(gw.RPS, px.RPS)}
 }
 
 func millis(micros int64) float64 { return float64(micros) / 1000 }
@@ -129,18 +134,29 @@ func (r *report) writeTable(w io.Writer) {
 	g := r.GatewayVsProxy
 	fmt.Fprintf(w, "\ngateway / proxy: CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
 		g.CPUPerRequest, g.P50, g.P99, g.RPS)
+	if s := r.GatewayStdVsProxy; s != nil {
+		fmt.Fprintf(w, "gateway-std / proxy: CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
+			s.CPUPerRequest, s.P50, s.P99, s.RPS)
+	}
 	fmt.Fprintf(w, "call log lines at the collector: %d\n", r.CallLogLines)
-	names := make([]string, 0, len(r.TracedVsGateway))
-	for name := range r.TracedVsGateway {
-		names = append(names, name)
+	if c := r.Cluster; c != nil {
+		g := c.RedisVsMemory
+		fmt.Fprintf(w, "gateway-redis / gateway (both rate-limiting): CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
+			g.CPUPerRequest, g.P50, g.P99, g.RPS)
+		fmt.Fprintf(w, "redis-server CPU per gateway-redis request: %.1f µs (warm-up included); store errors %.0f, local decisions %.0f\n",
+			c.RedisCPUMicrosPerR, c.StoreErrors, c.LocalDecisions)
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		g := r.TracedVsGateway[name]
-		fmt.Fprintf(w, "%s / gateway: CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
-			name, g.CPUPerRequest, g.P50, g.P99, g.RPS)
-	}
-	if len(names) > 0 {
-		fmt.Fprintf(w, "spans at the sink: %d (about %d expected from the measured requests)\n", r.Spans, r.SpansExpected)
+	if t := r.Tracing; t != nil {
+		names := make([]string, 0, len(t.VsGateway))
+		for name := range t.VsGateway {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			g := t.VsGateway[name]
+			fmt.Fprintf(w, "%s / gateway: CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
+				name, g.CPUPerRequest, g.P50, g.P99, g.RPS)
+		}
+		fmt.Fprintf(w, "spans at the sink: %d (about %d expected from the measured requests)\n", t.Spans, t.SpansExpected)
 	}
 }

@@ -19,7 +19,8 @@ var ErrRule = errors.New("rule broken")
 // credentialEnv names the environment variables that carry credentials:
 // they must come from a Secret, never from a literal value in a manifest.
 func credentialEnv() []string {
-	return []string{"GATEWAY_JWT_SECRET", "WORKFLOW_USER", "WORKFLOW_PASSWORD", "DATA_ACCESS_TOKEN", "DATA_GATEWAY_KEY"}
+	return []string{"GATEWAY_JWT_SECRET", "WORKFLOW_USER", "WORKFLOW_PASSWORD", "DATA_ACCESS_TOKEN", "DATA_GATEWAY_KEY",
+		"GATEWAY_REDIS_URL", "GATEWAY_REDIS_SENTINEL_PASSWORD"}
 }
 
 // minGracePeriod is the config's drain (server.timeouts.shutdown, 20s) plus

@@ -15,6 +15,7 @@ import (
 
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/calllog"
+	"github.com/restgate/gateway/gateway/cluster"
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/identity"
@@ -29,7 +30,10 @@ type Shared struct {
 	Metrics    middleware.Recorder
 	CallLog    middleware.CallLog
 	Duplicates middleware.Duplicates
-	Upstreams  *UpstreamSet
+	// Cluster shares the per-user rate limit across replicas
+	// (gateway/cluster); nil means each replica limits alone.
+	Cluster   *cluster.Store
+	Upstreams *UpstreamSet
 	// Tracer starts the server span of every request (tracing.Tracing's
 	// Tracer); nil when tracing is off.
 	Tracer trace.Tracer
@@ -121,7 +125,10 @@ func chain(routes http.Handler, cfg *config.Config, sh *Shared, authn identity.A
 	}
 	if rl := cfg.Auth.RateLimit; rl.RequestsPerSecond > 0 {
 		// per verified user, so it must come after authentication
-		limiter := middleware.NewRateLimiter(rl.RequestsPerSecond, rl.Burst, rl.MaxUsers)
+		var limiter middleware.Limiter = middleware.NewRateLimiter(rl.RequestsPerSecond, rl.Burst, rl.MaxUsers)
+		if sh.Cluster != nil {
+			limiter = sh.Cluster.Limiter(rl.RequestsPerSecond, rl.Burst, limiter)
+		}
 		layers = append(layers, func(h http.Handler) http.Handler { return middleware.RateLimit(h, limiter, w, now) })
 	}
 	h := routes

@@ -137,7 +137,7 @@ func TestUnmatchedRequestsAreLabelledUnmatched(t *testing.T) {
 		require.Equal(t, http.StatusNotFound, g.do(t, "GET", "/v2/nothing/here", nil).Code)
 	}
 	want := `
-# HELP gateway_duplicate_requests_total Requests repeating one by the same user with the same method, route and body within the duplicate window.
+# HELP gateway_duplicate_requests_total Requests repeating one by the same user with the same method, path, query and body within the duplicate window.
 # TYPE gateway_duplicate_requests_total counter
 gateway_duplicate_requests_total{route="unmatched"} 1
 # HELP gateway_request_duration_seconds Time to answer a client request, by route template, method, status, API version and phase (total, gateway, upstream).

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -80,16 +81,17 @@ func jwksEnv(t *testing.T, p *idp, backend string) map[string]string {
 }
 
 func serve(h http.Handler, method, target string, header map[string]string, body string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(method, target, strings.NewReader(body))
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
+	return recorderVia(h).serve(method, target, header, body)
+}
+
+// serve sends a request with a JSON body (none when empty) through v.
+func (v via) serve(method, target string, header map[string]string, body string) *httptest.ResponseRecorder {
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		withType := map[string]string{"Content-Type": "application/json"}
+		maps.Copy(withType, header)
+		header = withType
 	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
+	return v.do(method, target, header, strings.NewReader(body))
 }
 
 func envelopeOf(t *testing.T, rec *httptest.ResponseRecorder) map[string]any {
@@ -107,20 +109,23 @@ func TestAttackMatrixEveryRouteRefusesBadCredentials(t *testing.T) {
 	before := backend.hits.Load()
 	entries := gw.table.Entries()
 	require.NotEmpty(t, entries)
+	ways := vias(t, gw.handler)
 	for _, a := range attacks(t, p) {
 		t.Run(a.desc, func(t *testing.T) {
 			t.Parallel()
-			for _, e := range entries {
-				for _, v := range servedVersions(gw.table, e.Route) {
-					target := pathFor(e.Route.Template, v)
-					if a.query != "" {
-						target += "?" + a.query
+			for _, way := range ways {
+				for _, e := range entries {
+					for _, v := range servedVersions(gw.table, e.Route) {
+						target := pathFor(e.Route.Template, v)
+						if a.query != "" {
+							target += "?" + a.query
+						}
+						rec := way.serve(e.Method, target, a.header, `{"Name":"Acme"}`)
+						what := way.name + ": " + e.Method + " " + target
+						require.Equal(t, http.StatusUnauthorized, rec.Code, what)
+						assert.Equal(t, "AUTHENTICATION_REQUIRED", responseID(envelopeOf(t, rec)), what)
+						assert.Equal(t, `Bearer realm="gateway"`, rec.Header().Get("WWW-Authenticate"), what)
 					}
-					rec := serve(gw.handler, e.Method, target, a.header, `{"Name":"Acme"}`)
-					what := e.Method + " " + target
-					require.Equal(t, http.StatusUnauthorized, rec.Code, what)
-					assert.Equal(t, "AUTHENTICATION_REQUIRED", responseID(envelopeOf(t, rec)), what)
-					assert.Equal(t, `Bearer realm="gateway"`, rec.Header().Get("WWW-Authenticate"), what)
 				}
 			}
 		})
@@ -138,19 +143,21 @@ func TestRolesThroughTheShippedConfig(t *testing.T) {
 	user := bearerHeader(sign(t, jwt.SigningMethodES256, "ec1", p.ec, claims("005U2", []string{"reader", "Admin"}, nil)))
 	admin := bearerHeader(sign(t, jwt.SigningMethodRS256, "rsa1", p.rsa, claims("005U1", []string{"admin"}, nil)))
 
-	before := backend.hits.Load()
-	for _, v := range []string{"v1", "v2", "v3"} {
-		rec := serve(gw.handler, "DELETE", "/"+v+"/accounts", user, "")
-		assert.Equal(t, http.StatusForbidden, rec.Code, v)
-		assert.Equal(t, "ACCESS_DENIED", responseID(envelopeOf(t, rec)), v)
-		assert.Empty(t, rec.Header().Get("WWW-Authenticate"), "a 403 is not a challenge")
-	}
-	assert.Equal(t, before, backend.hits.Load(), "a refused role never reaches the backend")
+	for _, way := range vias(t, gw.handler) {
+		before := backend.hits.Load()
+		for _, v := range []string{"v1", "v2", "v3"} {
+			rec := way.serve("DELETE", "/"+v+"/accounts", user, "")
+			assert.Equal(t, http.StatusForbidden, rec.Code, way.name+" "+v)
+			assert.Equal(t, "ACCESS_DENIED", responseID(envelopeOf(t, rec)), v)
+			assert.Empty(t, rec.Header().Get("WWW-Authenticate"), "a 403 is not a challenge")
+		}
+		assert.Equal(t, before, backend.hits.Load(), "a refused role never reaches the backend")
 
-	rec := serve(gw.handler, "DELETE", "/v2/accounts", admin, "")
-	assert.NotContains(t, []int{401, 403}, rec.Code, rec.Body.String())
-	assert.Equal(t, before+1, backend.hits.Load(), "the admin's delete reached the backend")
-	assert.Equal(t, "005U1", envelopeOf(t, rec)["userId"])
+		rec := way.serve("DELETE", "/v2/accounts", admin, "")
+		assert.NotContains(t, []int{401, 403}, rec.Code, rec.Body.String())
+		assert.Equal(t, before+1, backend.hits.Load(), "the admin's delete reached the backend")
+		assert.Equal(t, "005U1", envelopeOf(t, rec)["userId"])
+	}
 }
 
 func TestValidTokenPassesTheAuthLayerOnEveryRoute(t *testing.T) {
@@ -162,15 +169,18 @@ func TestValidTokenPassesTheAuthLayerOnEveryRoute(t *testing.T) {
 		"RS256": bearerHeader(sign(t, jwt.SigningMethodRS256, "rsa1", p.rsa, claims("005U1", []string{"admin"}, nil))),
 		"ES256": bearerHeader(sign(t, jwt.SigningMethodES256, "ec1", p.ec, claims("005U1", []string{"admin"}, nil))),
 	}
-	for alg, h := range tokens {
-		for _, e := range gw.table.Entries() {
-			target := pathFor(e.Route.Template, "v2")
-			rec := serve(gw.handler, e.Method, target, h, `{"Name":"Acme"}`)
-			assert.NotContains(t, []int{401, 403}, rec.Code, alg+" "+e.Method+" "+target+": "+rec.Body.String())
-			if e.Route.Spec.Kind == "openapi" {
-				continue // the document is answered raw
+	for _, way := range vias(t, gw.handler) {
+		for alg, h := range tokens {
+			for _, e := range gw.table.Entries() {
+				target := pathFor(e.Route.Template, "v2")
+				rec := way.serve(e.Method, target, h, `{"Name":"Acme"}`)
+				what := way.name + ": " + alg + " " + e.Method + " " + target
+				assert.NotContains(t, []int{0, 401, 403}, rec.Code, what+": "+rec.Body.String())
+				if e.Route.Spec.Kind == "openapi" {
+					continue // the document is answered raw
+				}
+				assert.Equal(t, "005U1", envelopeOf(t, rec)["userId"], what)
 			}
-			assert.Equal(t, "005U1", envelopeOf(t, rec)["userId"], e.Method+" "+target)
 		}
 	}
 	assert.Positive(t, backend.hits.Load(), "authenticated calls reach the backends")
@@ -202,25 +212,30 @@ func TestAPIKeyAttacksOnEveryRoute(t *testing.T) {
 		{desc: "forged identity headers", header: map[string]string{"X-User-Id": "svc-batch", "X-Roles": "admin"}},
 	}
 	before := backend.hits.Load()
-	for _, tt := range tests {
-		for _, e := range gw.table.Entries() {
-			target := pathFor(e.Route.Template, "v2")
-			rec := serve(gw.handler, e.Method, target, tt.header, "")
-			require.Equal(t, http.StatusUnauthorized, rec.Code, tt.desc+": "+e.Method+" "+target)
-			assert.Equal(t, "AUTHENTICATION_REQUIRED", responseID(envelopeOf(t, rec)))
-			assert.Equal(t, `ApiKey realm="gateway"`, rec.Header().Get("WWW-Authenticate"))
+	ways := vias(t, gw.handler)
+	for _, way := range ways {
+		for _, tt := range tests {
+			for _, e := range gw.table.Entries() {
+				target := pathFor(e.Route.Template, "v2")
+				rec := way.serve(e.Method, target, tt.header, "")
+				require.Equal(t, http.StatusUnauthorized, rec.Code, way.name+": "+tt.desc+": "+e.Method+" "+target)
+				assert.Equal(t, "AUTHENTICATION_REQUIRED", responseID(envelopeOf(t, rec)))
+				assert.Equal(t, `ApiKey realm="gateway"`, rec.Header().Get("WWW-Authenticate"))
+			}
 		}
 	}
 	assert.Equal(t, before, backend.hits.Load(), "no refused request reached a backend")
 
-	for _, h := range []map[string]string{{"X-API-Key": key}, {"Authorization": "ApiKey " + key}} {
-		rec := serve(gw.handler, "GET", "/v2/settings/endpoints", h, "")
-		assert.Equal(t, http.StatusOK, rec.Code)
-		assert.Equal(t, "svc-batch", envelopeOf(t, rec)["userId"])
+	for _, way := range ways {
+		for _, h := range []map[string]string{{"X-API-Key": key}, {"Authorization": "ApiKey " + key}} {
+			rec := way.serve("GET", "/v2/settings/endpoints", h, "")
+			assert.Equal(t, http.StatusOK, rec.Code, way.name)
+			assert.Equal(t, "svc-batch", envelopeOf(t, rec)["userId"])
+		}
+		rec := way.serve("DELETE", "/v2/accounts", map[string]string{"X-API-Key": key}, "")
+		assert.Equal(t, http.StatusForbidden, rec.Code, "a key without the admin role")
+		assert.Equal(t, "ACCESS_DENIED", responseID(envelopeOf(t, rec)))
 	}
-	rec := serve(gw.handler, "DELETE", "/v2/accounts", map[string]string{"X-API-Key": key}, "")
-	assert.Equal(t, http.StatusForbidden, rec.Code, "a key without the admin role")
-	assert.Equal(t, "ACCESS_DENIED", responseID(envelopeOf(t, rec)))
 }
 
 func TestJWKSOverPlainHTTPOnlyOnLoopback(t *testing.T) {

@@ -19,13 +19,15 @@ import (
 )
 
 // sandboxGateway builds the shipped config (mode none, every upstream the
-// embedded sandbox) over a fresh data directory.
-func sandboxGateway(tb testing.TB) http.Handler {
+// embedded sandbox, reached through the transport of engine) over a fresh
+// data directory.
+func sandboxGateway(tb testing.TB, engine string) http.Handler {
 	tb.Helper()
 	dir := tb.TempDir()
 	env := map[string]string{"GATEWAY_TLS": "off", "GATEWAY_DATA_DIR": dir}
 	cfg, err := config.Load(shippedConfig, func(k string) string { return env[k] })
 	require.NoError(tb, err)
+	useEngine(cfg, engine)
 	require.NoError(tb, config.Validate(cfg))
 	sb, err := sandbox.Start(dir, discardLogger())
 	require.NoError(tb, err)
@@ -82,12 +84,29 @@ func checkEnvelope(t *testing.T, what string, rec *httptest.ResponseRecorder) {
 	}
 }
 
-func fuzzServe(h http.Handler, method, target string, body []byte) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(method, target, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
+// fuzzWays are the ways a fuzzed body reaches the whole chain: the handler
+// itself, and for each engine position a gateway of its own (its upstream
+// transport) behind a real listener of that engine.
+func fuzzWays(tb testing.TB) []via {
+	tb.Helper()
+	var ways []via
+	for _, engine := range engines {
+		h := sandboxGateway(tb, engine)
+		if engine == config.HTTP1Fast {
+			ways = append(ways, recorderVia(h))
+		}
+		ways = append(ways, listenerVia(tb, h, engine))
+	}
+	return ways
+}
+
+// fuzzServe sends body as JSON through every way, checking each answer.
+func fuzzServe(t *testing.T, ways []via, method, target string, body []byte) {
+	t.Helper()
+	for _, way := range ways {
+		rec := way.do(method, target, map[string]string{"Content-Type": "application/json"}, bytes.NewReader(body))
+		checkEnvelope(t, way.name+": "+method+" "+target, rec)
+	}
 }
 
 // bodySeeds are bodies every fuzz target starts from.
@@ -105,7 +124,7 @@ func bodySeeds() [][]byte {
 }
 
 func FuzzAccountsBody(f *testing.F) {
-	h := sandboxGateway(f)
+	ways := fuzzWays(f)
 	for _, s := range bodySeeds() {
 		f.Add(s, uint8(0))
 		f.Add(s, uint8(1))
@@ -117,12 +136,12 @@ func FuzzAccountsBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte, which uint8) {
 		tg := targets[int(which)%len(targets)]
-		checkEnvelope(t, tg.method+" "+tg.path, fuzzServe(h, tg.method, tg.path, body))
+		fuzzServe(t, ways, tg.method, tg.path, body)
 	})
 }
 
 func FuzzModelBody(f *testing.F) {
-	h := sandboxGateway(f)
+	ways := fuzzWays(f)
 	for _, s := range bodySeeds() {
 		f.Add(s, uint8(0))
 		f.Add(s, uint8(2))
@@ -130,12 +149,12 @@ func FuzzModelBody(f *testing.F) {
 	targets := []string{"/v1/settings/model/Account", "/v2/settings/model/Account", "/v2/settings/model/Contact", "/v3/settings/model/Account"}
 	f.Fuzz(func(t *testing.T, body []byte, which uint8) {
 		target := targets[int(which)%len(targets)]
-		checkEnvelope(t, "GET "+target, fuzzServe(h, "GET", target, body))
+		fuzzServe(t, ways, "GET", target, body)
 	})
 }
 
 func FuzzWorkflowBody(f *testing.F) {
-	h := sandboxGateway(f)
+	ways := fuzzWays(f)
 	for _, s := range bodySeeds() {
 		for i := range uint8(4) {
 			f.Add(s, i)
@@ -147,6 +166,6 @@ func FuzzWorkflowBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte, which uint8) {
 		tg := targets[int(which)%len(targets)]
-		checkEnvelope(t, tg.method+" "+tg.path, fuzzServe(h, tg.method, tg.path, body))
+		fuzzServe(t, ways, tg.method, tg.path, body)
 	})
 }

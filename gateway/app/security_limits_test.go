@@ -2,9 +2,8 @@ package app
 
 import (
 	"bufio"
-	"context"
 	"io"
-	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/restgate/gateway/gateway/config"
-	"github.com/restgate/gateway/gateway/server"
 )
 
 // limitsGateway builds the shipped config in mode none (loopback) with
@@ -61,6 +59,7 @@ func TestLimitsAnswerEnveloped413(t *testing.T) {
 		{desc: "files body declared over the route's own limit", method: "POST", target: "/v2/files",
 			body: strings.NewReader("--x--"), length: 2 << 30},
 	}
+	ways := vias(t, gw.handler)
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
@@ -76,6 +75,34 @@ func TestLimitsAnswerEnveloped413(t *testing.T) {
 			gw.handler.ServeHTTP(rec, req)
 			assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
 			assert.Equal(t, "REQUEST_TOO_LARGE", responseID(envelopeOf(t, rec)))
+			if tt.length > int64(len(big)) {
+				return // a length no client sends a body for: the recorder only
+			}
+			// the same on the wire, through both listeners
+			for _, way := range ways[1:] {
+				var body io.Reader
+				header := maps.Clone(tt.header)
+				switch b := tt.body.(type) {
+				case *strings.Reader:
+					body = strings.NewReader(big)
+				case chunked:
+					body = chunked{strings.NewReader(big)}
+				case nil:
+				default:
+					t.Fatalf("body %T", b)
+				}
+				req, err := http.NewRequest(tt.method, "http://"+way.addr+tt.target, body)
+				require.NoError(t, err)
+				if body != nil {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				for k, v := range header {
+					req.Header.Set(k, v)
+				}
+				rec := sendWhileReading(t, way.addr, req)
+				assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code, way.name+": "+rec.Body.String())
+				assert.Equal(t, "REQUEST_TOO_LARGE", responseID(envelopeOf(t, rec)), way.name)
+			}
 		})
 	}
 	t.Cleanup(func() { assert.Zero(t, backend.hits.Load(), "nothing too large reached a backend") })
@@ -145,33 +172,21 @@ func TestRateLimitPerVerifiedUser(t *testing.T) {
 	assert.Zero(t, backend.hits.Load(), "a limited call never reaches a backend")
 }
 
-// listenGateway serves h on loopback through gateway/server with cfg's
-// limits and the given header timeout.
-func listenGateway(t *testing.T, cfg config.Server, h http.Handler, readHeader time.Duration) *server.Server {
-	t.Helper()
-	cfg.Listen, cfg.AdminListen = "127.0.0.1:0", "127.0.0.1:0"
-	cfg.Timeouts.ReadHeader = readHeader
-	s, err := server.Listen(cfg, nil, h, http.NotFoundHandler(), slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- s.Serve(ctx, func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(context.Background(), 5*time.Second)
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		assert.NoError(t, <-done)
-	})
-	return s
-}
-
 func TestHeaderLimitsOnTheWire(t *testing.T) {
 	t.Parallel()
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			testHeaderLimitsOnTheWire(t, engine)
+		})
+	}
+}
+
+func testHeaderLimitsOnTheWire(t *testing.T, engine string) {
 	backend := newCountingBackend(t)
 	gw, cfg := limitsGateway(t, backend.srv.URL, nil)
-	s := listenGateway(t, cfg.Server, gw.handler, 5*time.Second)
+	cfg.Server.HTTP1 = engine
+	s := listenGateway(t, cfg.Server, gw.handler)
 	// its own client, whose idle connections close before the drain: Go's
 	// transport may keep a spare connection that never sent a request, and
 	// a drain waits 5 seconds for such a connection's first request
@@ -215,11 +230,22 @@ func TestHeaderLimitsOnTheWire(t *testing.T) {
 
 func TestSlowHeadersAreCutOff(t *testing.T) {
 	t.Parallel()
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			testSlowHeadersAreCutOff(t, engine)
+		})
+	}
+}
+
+func testSlowHeadersAreCutOff(t *testing.T, engine string) {
 	var served atomic.Int32
 	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { served.Add(1) })
 	var c config.Config
 	config.Defaults(&c)
-	s := listenGateway(t, c.Server, h, 200*time.Millisecond)
+	c.Server.HTTP1 = engine
+	c.Server.Timeouts.ReadHeader = 200 * time.Millisecond
+	s := listenGateway(t, c.Server, h)
 
 	conn, err := net.Dial("tcp", s.APIAddr())
 	require.NoError(t, err)

@@ -23,6 +23,7 @@ type Config struct {
 	Models    map[string]Model              `yaml:"models"`
 	Upstreams map[string]upstreams.Settings `yaml:"upstreams"`
 	Routes    []Route                       `yaml:"routes"`
+	Cluster   Cluster                       `yaml:"cluster"`
 }
 
 // Server configures the listeners.
@@ -39,7 +40,20 @@ type Server struct {
 	// Pprof serves Go's profiles under /debug/pprof/ on the admin listener.
 	// Default false: a profile costs CPU while it runs and shows internals.
 	Pprof bool `yaml:"pprof"`
+	// HTTP1 is the engine of the API listener when it serves plain HTTP
+	// (tls.mode off): fast (gateway/server/h1server, each request on its
+	// connection's goroutine) or std (net/http's server). With TLS the
+	// listener is net/http's whatever this says. Default fast. A change
+	// needs a restart. See docs/internals/http-engines.md.
+	HTTP1 string `yaml:"http1"`
 }
+
+// Engines of Server.HTTP1 (and of an upstream's transport, whose values
+// are the same words: upstreams.TransportFast and upstreams.TransportStd).
+const (
+	HTTP1Fast = "fast"
+	HTTP1Std  = "std"
+)
 
 // TLS modes.
 const (
@@ -173,8 +187,9 @@ type Log struct {
 	Collector upstreams.Settings `yaml:"collector"`
 	// SlowThreshold: calls slower than this are logged at warning. Default 1s.
 	SlowThreshold time.Duration `yaml:"slowThreshold"`
-	// DuplicateWindow: the same user, method, route and body within it is
-	// a duplicate. Default 10s.
+	// DuplicateWindow: the same user, method, path (with its ids), query
+	// and body within it is a duplicate. Default 10s; needs a restart (the
+	// detector, like cluster's store, is made at start).
 	DuplicateWindow     time.Duration `yaml:"duplicateWindow"`
 	DuplicateMaxEntries int           `yaml:"duplicateMaxEntries"` // default 100000
 	// Level of the local structured log: debug, info (default), warn, error.

@@ -94,6 +94,8 @@ auth: {mode: none}
 errors: {statusMode: sometimes}
 log: {format: xml, collectorURL: "ftp://x", maxRetries: 12,
   collector: {url: "http://c", timeout: 1s, retry: {attempts: 2, budget: 2}, options: {a: b}}}
+upstreams:
+  accounts: {url: sandbox, transport: quick}
 `), env(nil))
 	require.NoError(t, err)
 	verr := Validate(cfg)
@@ -107,8 +109,39 @@ log: {format: xml, collectorURL: "ftp://x", maxRetries: 12,
 		"log.collector.url: is set by log.collectorURL", "log.collector.timeout: is set by log.timeout",
 		"log.collector.retry.attempts: is set by log.maxRetries", "log.collector.options: the collector's client takes no options",
 		"log.collector.retry.budget: must be between 0 and 1",
+		`upstreams.accounts.transport: must be fast or std, not "quick"`,
 	} {
 		assert.Contains(t, verr.Error(), w)
+	}
+}
+
+func TestHTTPEngines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc, yaml      string
+		server, account string
+		err             string
+	}{
+		{desc: "fast by default", yaml: "upstreams: {accounts: {url: sandbox}}", server: HTTP1Fast, account: ""},
+		{desc: "std on both sides", yaml: "server: {http1: std}\nupstreams: {accounts: {url: sandbox, transport: std}}",
+			server: HTTP1Std, account: "std"},
+		{desc: "unknown engine", yaml: "server: {http1: h2}", err: `server.http1: must be fast or std, not "h2"`},
+		{desc: "engine names are exact", yaml: "server: {http1: Std}", err: `server.http1: must be fast or std, not "Std"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := Parse([]byte("versions: [v1]\n"+tt.yaml), env(nil))
+			require.NoError(t, err)
+			verr := Validate(cfg)
+			if tt.err != "" {
+				assert.ErrorContains(t, verr, tt.err)
+				return
+			}
+			require.NoError(t, verr)
+			assert.Equal(t, tt.server, cfg.Server.HTTP1)
+			assert.Equal(t, tt.account, cfg.Upstreams["accounts"].Transport, "the upstream's default is applied by its client")
+		})
 	}
 }
 

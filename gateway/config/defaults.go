@@ -19,6 +19,7 @@ func Defaults(c *Config) {
 	setInt(&s.Limits.MaxURLLength, 4096)
 	setInt(&s.Limits.MaxJSONDepth, 64)
 	setStr(&s.DataDir, "./data")
+	setStr(&s.HTTP1, HTTP1Fast)
 
 	setStr(&c.Auth.Mode, AuthNone)
 	setDur(&c.Auth.JWT.Leeway, 30*time.Second)
@@ -43,6 +44,8 @@ func Defaults(c *Config) {
 	setDur(&l.DuplicateWindow, 10*time.Second)
 	setInt(&l.DuplicateMaxEntries, 100000)
 	setStr(&l.Level, "info")
+
+	clusterDefaults(&c.Cluster)
 
 	for i := range c.Routes {
 		if len(c.Routes[i].Methods) == 0 {

@@ -47,6 +47,7 @@ func Validate(c *Config) error {
 	}
 	validateLog(&p, &c.Log)
 	validateTracing(&p, &c.Tracing)
+	validateCluster(&p, &c.Cluster)
 	for name, s := range c.Upstreams {
 		p.errs = append(p.errs, s.Validate("upstreams."+name)...)
 	}
@@ -67,6 +68,11 @@ func validateServer(p *problems, s *Server) {
 		}
 	default:
 		p.add("server.tls.mode", "must be auto, off or files, not %q", s.TLS.Mode)
+	}
+	switch s.HTTP1 {
+	case HTTP1Fast, HTTP1Std:
+	default:
+		p.add("server.http1", "must be %s or %s, not %q", HTTP1Fast, HTTP1Std, s.HTTP1)
 	}
 	t := s.Timeouts
 	for key, d := range map[string]int64{"readHeader": int64(t.ReadHeader), "read": int64(t.Read),

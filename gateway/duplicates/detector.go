@@ -1,10 +1,12 @@
 // Package duplicates spots a user repeating the same request: same user,
-// method, route and body within a time window. It answers the analytics
-// question "duplicate requests by one user"; it never rejects a request.
+// method, path, query and body within a time window (see Request). It
+// answers the analytics question "duplicate requests by one user"; it never
+// rejects a request. Detector keeps the requests of one process in memory;
+// Digest keys a request in a store shared by several (gateway/cluster).
 package duplicates
 
 import (
-	"encoding/binary"
+	"context"
 	"hash/maphash"
 	"sync"
 	"time"
@@ -64,15 +66,15 @@ func New(window time.Duration, maxEntries int) *Detector {
 	}
 }
 
-// Seen records the request and reports whether the same user sent the same
-// method, route and body within the window before now. The window slides:
-// a request repeated every half window is a duplicate each time. Callers
-// pass the route template (not the raw path) and their clock's now.
-func (d *Detector) Seen(user, method, route string, body []byte, now time.Time) bool {
+// Seen records req and reports whether the same request was seen within the
+// window before now. The window slides: a request repeated every half window
+// is a duplicate each time. ctx is not used (nothing here waits); it lets a
+// Detector stand where a shared store is expected.
+func (d *Detector) Seen(_ context.Context, req Request, now time.Time) bool {
 	if d.window <= 0 {
 		return false
 	}
-	key := d.hash(user, method, route, body)
+	key := req.sum64(d.seed)
 	at := now.UnixNano()
 
 	d.mu.Lock()
@@ -100,23 +102,6 @@ func (d *Detector) Len() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.last)
-}
-
-// hash keys the request; each part is length-prefixed so that shifting
-// bytes between parts cannot make two requests collide.
-func (d *Detector) hash(user, method, route string, body []byte) uint64 {
-	var h maphash.Hash
-	h.SetSeed(d.seed)
-	var lens [24]byte
-	binary.LittleEndian.PutUint64(lens[0:], uint64(len(user)))
-	binary.LittleEndian.PutUint64(lens[8:], uint64(len(method)))
-	binary.LittleEndian.PutUint64(lens[16:], uint64(len(route)))
-	_, _ = h.Write(lens[:])
-	_, _ = h.WriteString(user)
-	_, _ = h.WriteString(method)
-	_, _ = h.WriteString(route)
-	_, _ = h.Write(body)
-	return h.Sum64()
 }
 
 // sweep drops a few records from the old end: stale ones, and live ones

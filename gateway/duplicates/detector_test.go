@@ -1,6 +1,7 @@
 package duplicates
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"testing"
@@ -11,9 +12,9 @@ import (
 )
 
 type call struct {
-	user, method, route, body string
-	after                     time.Duration // since the start
-	want                      bool
+	user, method, path, body string
+	after                    time.Duration // since the start
+	want                     bool
 }
 
 func TestDetectorSeen(t *testing.T) {
@@ -92,10 +93,49 @@ func TestDetectorSeen(t *testing.T) {
 			t.Parallel()
 			d := New(w, tt.max)
 			for i, c := range tt.calls {
-				got := d.Seen(c.user, c.method, c.route, []byte(c.body), start.Add(c.after))
+				got := d.Seen(context.Background(), Request{User: c.user, Method: c.method, Path: c.path, Body: []byte(c.body)}, start.Add(c.after))
 				assert.Equal(t, c.want, got, "call %d", i)
 			}
 		})
+	}
+}
+
+func TestDetectorKeysPathAndQuery(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	d := New(time.Minute, 100)
+	get := func(path, query string) Request {
+		return Request{User: "u1", Method: "GET", Path: path, Query: query}
+	}
+	assert.False(t, d.Seen(ctx, get("/v2/accounts/001000000000001AAA", ""), now))
+	assert.False(t, d.Seen(ctx, get("/v2/accounts/001000000000002AAA", ""), now), "another account is another request")
+	assert.True(t, d.Seen(ctx, get("/v2/accounts/001000000000001AAA", ""), now))
+	assert.False(t, d.Seen(ctx, get("/v2/accounts", "limit=2&offset=0"), now))
+	assert.False(t, d.Seen(ctx, get("/v2/accounts", "limit=2&offset=2"), now), "another page is another request")
+	assert.True(t, d.Seen(ctx, get("/v2/accounts", "limit=2&offset=0"), now))
+	assert.False(t, d.Seen(ctx, get("/v2/accounts", "limit=2&offset=0x"), now))
+	assert.False(t, d.Seen(ctx, get("/v2/accounts?", ""), now), "bytes moved from query to path do not collide")
+}
+
+func TestDigest(t *testing.T) {
+	t.Parallel()
+	base := Request{User: "u1", Method: "POST", Path: "/v2/accounts", Query: "a=1", Body: []byte(`{"name":"A"}`)}
+	assert.Equal(t, base.Digest(), base.Digest(), "the same in every process")
+	variants := []Request{
+		{User: "u2", Method: "POST", Path: "/v2/accounts", Query: "a=1", Body: []byte(`{"name":"A"}`)},
+		{User: "u1", Method: "PUT", Path: "/v2/accounts", Query: "a=1", Body: []byte(`{"name":"A"}`)},
+		{User: "u1", Method: "POST", Path: "/v2/accounts/1", Query: "a=1", Body: []byte(`{"name":"A"}`)},
+		{User: "u1", Method: "POST", Path: "/v2/accounts", Query: "a=2", Body: []byte(`{"name":"A"}`)},
+		{User: "u1", Method: "POST", Path: "/v2/accounts", Query: "a=1", Body: []byte(`{"name":"B"}`)},
+		{User: "u1P", Method: "OST", Path: "/v2/accounts", Query: "a=1", Body: []byte(`{"name":"A"}`)},
+	}
+	seen := map[Digest]int{base.Digest(): -1}
+	for i, v := range variants {
+		d := v.Digest()
+		prev, dup := seen[d]
+		assert.False(t, dup, "variant %d shares a digest with %d", i, prev)
+		seen[d] = i
 	}
 }
 
@@ -103,8 +143,8 @@ func TestDetectorZeroWindow(t *testing.T) {
 	t.Parallel()
 	d := New(0, 10)
 	now := time.Now()
-	assert.False(t, d.Seen("u", "GET", "/r", nil, now))
-	assert.False(t, d.Seen("u", "GET", "/r", nil, now))
+	assert.False(t, d.Seen(context.Background(), Request{User: "u", Method: "GET", Path: "/r"}, now))
+	assert.False(t, d.Seen(context.Background(), Request{User: "u", Method: "GET", Path: "/r"}, now))
 	assert.Zero(t, d.Len())
 }
 
@@ -126,7 +166,7 @@ func TestDetectorMemoryBound(t *testing.T) {
 			t.Parallel()
 			d := New(time.Hour, tt.max)
 			for i := range tt.calls {
-				d.Seen("u", "GET", "/r/"+strconv.Itoa(i), nil, now)
+				d.Seen(context.Background(), Request{User: "u", Method: "GET", Path: "/r/" + strconv.Itoa(i)}, now)
 			}
 			assert.Equal(t, tt.wantLen, d.Len())
 		})
@@ -138,12 +178,12 @@ func TestDetectorSweepsExpired(t *testing.T) {
 	d := New(time.Second, 1000)
 	start := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	for i := range 100 {
-		d.Seen("u", "GET", "/r/"+strconv.Itoa(i), nil, start)
+		d.Seen(context.Background(), Request{User: "u", Method: "GET", Path: "/r/" + strconv.Itoa(i)}, start)
 	}
 	require.Equal(t, 100, d.Len())
 	later := start.Add(2 * time.Second)
 	for range 100/sweepBudget + 1 {
-		d.Seen("other", "GET", "/same", nil, later)
+		d.Seen(context.Background(), Request{User: "other", Method: "GET", Path: "/same"}, later)
 	}
 	assert.Equal(t, 1, d.Len(), "expired requests are swept a few per call")
 }
@@ -157,7 +197,7 @@ func TestDetectorConcurrent(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 1000 {
-				if d.Seen("u", "GET", "/r/"+strconv.Itoa(i%16), nil, now) {
+				if d.Seen(context.Background(), Request{User: "u", Method: "GET", Path: "/r/" + strconv.Itoa(i%16)}, now) {
 					dups[g]++
 				}
 			}
@@ -175,16 +215,18 @@ func TestDetectorConcurrent(t *testing.T) {
 // FuzzDetector checks that a request is always a duplicate of itself right
 // away, and that the bound holds whatever the input.
 func FuzzDetector(f *testing.F) {
-	f.Add("u", "GET", "/r", []byte("{}"), int64(0))
-	f.Add("", "", "", []byte{}, int64(-5))
-	f.Add("a\x00b", "POST", "/{version}/x", []byte("\xff"), int64(1<<40))
-	f.Fuzz(func(t *testing.T, user, method, route string, body []byte, offset int64) {
+	f.Add("u", "GET", "/r", "", []byte("{}"), int64(0))
+	f.Add("", "", "", "", []byte{}, int64(-5))
+	f.Add("a\x00b", "POST", "/v1/x", "a=1&b=2", []byte("\xff"), int64(1<<40))
+	f.Fuzz(func(t *testing.T, user, method, path, query string, body []byte, offset int64) {
 		d := New(time.Second, 4)
 		now := time.Unix(0, offset)
-		first := d.Seen(user, method, route, body, now)
+		req := Request{User: user, Method: method, Path: path, Query: query, Body: body}
+		first := d.Seen(context.Background(), req, now)
 		assert.False(t, first)
-		assert.True(t, d.Seen(user, method, route, body, now))
-		d.Seen(user+"x", method, route, body, now)
+		assert.True(t, d.Seen(context.Background(), req, now))
+		req.User += "x"
+		d.Seen(context.Background(), req, now)
 		assert.LessOrEqual(t, d.Len(), 4)
 	})
 }
@@ -200,13 +242,13 @@ func BenchmarkSeen(b *testing.B) {
 	// Fill the table so the benchmark measures the steady state: every call
 	// evicts or sweeps as well as inserts.
 	for i := range routes {
-		d.Seen("user-1", "POST", routes[i], body, now)
+		d.Seen(context.Background(), Request{User: "user-1", Method: "POST", Path: routes[i], Body: body}, now)
 	}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
 		now = now.Add(time.Microsecond)
-		d.Seen("user-1", "POST", routes[i%len(routes)], body, now)
+		d.Seen(context.Background(), Request{User: "user-1", Method: "POST", Path: routes[i%len(routes)], Body: body}, now)
 		i++
 	}
 }
@@ -218,7 +260,7 @@ func BenchmarkSeenParallel(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			d.Seen("user-1", "POST", "/v1/accounts", body, now)
+			d.Seen(context.Background(), Request{User: "user-1", Method: "POST", Path: "/v1/accounts", Body: body}, now)
 		}
 	})
 }

@@ -56,6 +56,8 @@ type Metrics struct {
 
 	reloads *prometheus.CounterVec
 
+	cluster *clusterMetrics
+
 	// requests and calls cache the observers of each label combination so
 	// the request path does no label hashing and no allocation once warm.
 	requests *observerCache[requestKey, *requestObservers]
@@ -92,7 +94,7 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 		duplicates: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace,
 			Name:      "duplicate_requests_total",
-			Help:      "Requests repeating one by the same user with the same method, route and body within the duplicate window.",
+			Help:      "Requests repeating one by the same user with the same method, path, query and body within the duplicate window.",
 		}, []string{"route"}),
 		upstreamCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace,
@@ -140,6 +142,7 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 			Name:      "config_reloads_total",
 			Help:      "Configuration reload attempts by result (success, failure).",
 		}, []string{"result"}),
+		cluster:  newClusterMetrics(),
 		requests: newObserverCache[requestKey, *requestObservers](),
 		calls:    newObserverCache[callKey, callObservers](),
 	}
@@ -163,6 +166,7 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	}
+	all = append(all, m.cluster.collectors()...)
 	for i, c := range all {
 		if err := reg.Register(c); err != nil {
 			// Leave reg as it was so the caller can retry or fall back.

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/calllog"
+	"github.com/restgate/gateway/gateway/duplicates"
 	"github.com/restgate/gateway/upstreams"
 )
 
@@ -27,14 +29,15 @@ type CallLog interface {
 	Enqueue(e calllog.Entry)
 }
 
-// Duplicates says whether the same call was seen within its window
-// (duplicates.Detector).
+// Duplicates says whether the same request was seen within its window
+// (duplicates.Detector in one process, gateway/cluster's store across
+// replicas). Seen must return within a bounded time whatever ctx says.
 type Duplicates interface {
-	Seen(user, method, route string, body []byte, now time.Time) bool
+	Seen(ctx context.Context, req duplicates.Request, now time.Time) bool
 }
 
 // Unmatched is the route of requests no route matched in the call log and
-// the duplicate detector (the metrics get "" and record their own
+// the slow-call warning (the metrics get "" and record their own
 // placeholder).
 const Unmatched = "unmatched"
 
@@ -77,7 +80,7 @@ func Observe(next http.Handler, d ObserveDeps) http.Handler {
 			d.Metrics.CountError(c.CodeID, status)
 		}
 		now := d.Now()
-		dup := d.Duplicates.Seen(c.Identity.UserID, r.Method, route, c.Body, now)
+		dup := d.Duplicates.Seen(r.Context(), duplicateKey(r, c), now)
 		if dup {
 			d.Metrics.CountDuplicate(template)
 		}
@@ -111,6 +114,16 @@ func answeredStatus(r *http.Request, c *call.Call) int {
 		return http.StatusOK
 	}
 	return c.Status
+}
+
+// duplicateKey is what makes two calls the same: the user, the method, the
+// path with its ids and the query as sent, and the body.
+func duplicateKey(r *http.Request, c *call.Call) duplicates.Request {
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	return duplicates.Request{User: c.Identity.UserID, Method: r.Method, Path: path, Query: r.URL.RawQuery, Body: c.Body}
 }
 
 // statusText is status in decimal; the common successes need no

@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"container/list"
+	"context"
 	"math"
 	"net/http"
 	"strconv"
@@ -39,9 +40,24 @@ func NewRateLimiter(rps float64, burst, maxUsers int) *RateLimiter {
 		users: make(map[string]*list.Element), order: list.New()}
 }
 
+// Limiter decides whether a user may send one more request now.
+// RateLimiter decides in this process; gateway/cluster's limiter across
+// replicas. Allow returns false and the wait before the next allowed
+// request when the user has none left. An error means no decision could be
+// taken (a shared store that fails closed): the request is refused as
+// unavailable. Allow must return within a bounded time whatever ctx says.
+type Limiter interface {
+	Allow(ctx context.Context, user string, now time.Time) (bool, time.Duration, error)
+}
+
 // Allow takes a token for user at now; when none is left it returns the wait
-// until one is.
-func (l *RateLimiter) Allow(user string, now time.Time) (bool, time.Duration) {
+// until one is. It never fails; ctx is not used.
+func (l *RateLimiter) Allow(_ context.Context, user string, now time.Time) (bool, time.Duration, error) {
+	ok, wait := l.allow(user, now)
+	return ok, wait, nil
+}
+
+func (l *RateLimiter) allow(user string, now time.Time) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var b *userBucket
@@ -76,12 +92,19 @@ func (l *RateLimiter) Len() int {
 }
 
 // RateLimit answers RATE_LIMITED (429 with Retry-After in whole seconds) when
-// the authenticated caller has used up their bucket. It runs after
-// Authenticate, so the key is a verified user id, never a client's claim.
-func RateLimit(next http.Handler, l *RateLimiter, w *call.Writer, now func() time.Time) http.Handler {
+// the authenticated caller has used up their allowance, and CALLOUT_FAILED
+// (503, Retry-After: 1) when the limiter could take no decision (a shared
+// store failing closed). It runs after Authenticate, so the key is a
+// verified user id, never a client's claim.
+func RateLimit(next http.Handler, l Limiter, w *call.Writer, now func() time.Time) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		c := call.From(r.Context())
-		ok, wait := l.Allow(c.Identity.UserID, now())
+		ok, wait, err := l.Allow(r.Context(), c.Identity.UserID, now())
+		if err != nil {
+			w.Error(rw, r, c, &envelope.Error{ID: envelope.CalloutFailed, Status: http.StatusServiceUnavailable,
+				RetryAfter: 1, Detail: "the rate limit store is unavailable", Cause: err})
+			return
+		}
 		if !ok {
 			secs := int(math.Ceil(wait.Seconds()))
 			w.Error(rw, r, c, &envelope.Error{ID: envelope.RateLimited, Args: []string{strconv.Itoa(secs), c.Identity.UserID},

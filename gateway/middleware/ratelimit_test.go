@@ -12,16 +12,16 @@ func TestRateLimiter(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(1_700_000_000, 0)
 	l := NewRateLimiter(1, 2, 100)
-	ok, _ := l.Allow("u", now)
+	ok, _ := l.allow("u", now)
 	assert.True(t, ok)
-	ok, _ = l.Allow("u", now)
+	ok, _ = l.allow("u", now)
 	assert.True(t, ok, "burst of two")
-	ok, wait := l.Allow("u", now)
+	ok, wait := l.allow("u", now)
 	assert.False(t, ok)
 	assert.Equal(t, time.Second, wait)
-	ok, _ = l.Allow("other", now)
+	ok, _ = l.allow("other", now)
 	assert.True(t, ok, "users have their own buckets")
-	ok, _ = l.Allow("u", now.Add(time.Second))
+	ok, _ = l.allow("u", now.Add(time.Second))
 	assert.True(t, ok, "refilled")
 }
 
@@ -30,7 +30,7 @@ func TestRateLimiterMemoryIsBounded(t *testing.T) {
 	l := NewRateLimiter(1, 1, 50)
 	now := time.Unix(1_700_000_000, 0)
 	for i := range 10_000 {
-		l.Allow("user"+strconv.Itoa(i), now)
+		l.allow("user"+strconv.Itoa(i), now)
 	}
 	assert.Equal(t, 50, l.Len())
 }
@@ -40,6 +40,6 @@ func BenchmarkRateLimiterAllow(b *testing.B) {
 	l := NewRateLimiter(1e9, 1e9, 1000)
 	now := time.Unix(1_700_000_000, 0)
 	for b.Loop() {
-		l.Allow("user", now)
+		l.allow("user", now)
 	}
 }

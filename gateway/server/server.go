@@ -1,5 +1,6 @@
 // Package server runs the gateway's two listeners: the API listener (TLS per
-// config, every timeout set, its handler swappable for hot reload) and the
+// config, every timeout set, its handler swappable for hot reload; plain
+// HTTP served by h1server or, with server.http1 std, by net/http) and the
 // admin listener (/metrics, /healthz, /readyz, and Go's profiles when
 // server.pprof is on). Shutdown drains: readiness
 // goes false first, then in-flight requests finish.
@@ -79,7 +80,8 @@ func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, lo
 	// envelope (gateway/middleware.LimitHeaders); the server only cuts off the absurd
 	headerRead := headerReadLimit(cfg.Limits.MaxHeaderBytes)
 	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
-	if tlsCfg != nil {
+	if tlsCfg != nil || cfg.HTTP1 == config.HTTP1Std {
+		// net/http's: TLS (with HTTP/2), or plain HTTP/1.1 when chosen
 		s.api = &http.Server{Handler: api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
 			IdleTimeout: t.Idle, MaxHeaderBytes: headerRead, ErrorLog: errLog, TLSConfig: tlsCfg}
 	} else {

@@ -195,3 +195,54 @@ func TestHeaderReadLimitLeavesRoomForTheEnvelope(t *testing.T) {
 		assert.Greater(t, headerReadLimit(max), max)
 	}
 }
+
+// server.http1 picks the plain API listener's engine; TLS is always
+// net/http's.
+func TestHTTP1Engine(t *testing.T) {
+	t.Parallel()
+	tlsCfg, _, err := TLSConfig(config.TLS{Mode: config.TLSAuto}, time.Now())
+	require.NoError(t, err)
+	tests := []struct {
+		desc   string
+		engine string
+		tls    *tls.Config
+		std    bool
+	}{
+		{desc: "fast", engine: config.HTTP1Fast},
+		{desc: "std", engine: config.HTTP1Std, std: true},
+		{desc: "fast with TLS is net/http's", engine: config.HTTP1Fast, tls: tlsCfg, std: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			cfg := testConfig()
+			cfg.HTTP1 = tt.engine
+			s, err := Listen(cfg, tt.tls, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				_, _ = io.WriteString(w, "ok")
+			}), http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+			require.NoError(t, err)
+			_, std := s.api.(*http.Server)
+			assert.Equal(t, tt.std, std)
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() {
+				served <- s.Serve(ctx, func() (context.Context, context.CancelFunc) {
+					return context.WithTimeout(context.Background(), 5*time.Second)
+				})
+			}()
+			client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+			scheme := "http://"
+			if tt.tls != nil {
+				scheme = "https://"
+			}
+			resp, err := client.Get(scheme + s.APIAddr() + "/")
+			require.NoError(t, err)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			assert.Equal(t, "ok", string(body))
+			client.CloseIdleConnections()
+			cancel()
+			require.NoError(t, <-served)
+		})
+	}
+}

@@ -1,9 +1,14 @@
-//go:build !linux
+//go:build !(linux || darwin || dragonfly || freebsd || netbsd || openbsd)
 
 package h1client
 
 import "syscall"
 
-// alive cannot peek without blocking here; a closed connection is found
-// by the exchange instead (and replayable requests are sent again).
-func alive(syscall.RawConn) bool { return true }
+// idleCheck cannot peek without blocking here, so no idle connection can
+// be shown to be free of stray bytes: none is reused (use the std
+// transport on such systems for keep-alive).
+type idleCheck struct{}
+
+func (ic *idleCheck) init(syscall.RawConn) {}
+
+func (ic *idleCheck) alive() bool { return false }

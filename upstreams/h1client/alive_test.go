@@ -28,10 +28,12 @@ func TestAliveIgnoresAPassedDeadline(t *testing.T) {
 	defer nc.Close()
 	server := <-accepted
 	require.NoError(t, nc.SetDeadline(time.Now().Add(-time.Second)))
-	assert.True(t, alive(rawOf(nc)), "open and silent, its deadline long past")
+	var check idleCheck
+	check.init(rawOf(nc))
+	assert.True(t, check.alive(), "open and silent, its deadline long past")
 
 	_, err = server.Write([]byte("x"))
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return !alive(rawOf(nc)) }, 2*time.Second, 5*time.Millisecond, "stray bytes")
+	require.Eventually(t, func() bool { return !check.alive() }, 2*time.Second, 5*time.Millisecond, "stray bytes")
 	server.Close()
 }

@@ -73,11 +73,13 @@ func malformed(err error) error {
 }
 
 // parseHead parses a head that readHead returned. It is stricter than
-// net/http in three ways, none of which a conforming server produces: the
+// net/http in four ways, none of which a conforming server produces: the
 // status line must be exactly "HTTP/1.x NNN[ reason]" with a reason of
-// field-value characters, obsolete line folding is refused (RFC 9112 lets a
-// client refuse it), and so is whitespace before a field's colon (RFC 9112
-// says a proxy must remove it, so it cannot pass it on).
+// field-value characters, a status below 100 is refused (net/http takes it
+// as a final answer, RFC 9110 defines none), obsolete line folding is
+// refused (RFC 9112 lets a client refuse it), and so is whitespace before a
+// field's colon (RFC 9112 says a proxy must remove it, so it cannot pass it
+// on).
 func parseHead(head string, req *http.Request) (*http.Response, h1wire.Framing, error) {
 	line, rest := h1wire.NextLine(head)
 	resp := &http.Response{Request: req}
@@ -105,6 +107,11 @@ func parseStatusLine(line string, resp *http.Response) error {
 	resp.ProtoMajor, resp.ProtoMinor = 1, int(line[7]-'0')
 	resp.StatusCode = int(line[9]-'0')*100 + int(line[10]-'0')*10 + int(line[11]-'0')
 	resp.Status = line[9:]
+	if resp.StatusCode < 100 {
+		// not an interim answer either (net/http would return it as a
+		// final one): its body would be read as the next answer
+		return fmt.Errorf("%w: status %d", ErrMalformedAnswer, resp.StatusCode)
+	}
 	return nil
 }
 

@@ -31,6 +31,11 @@ type answerBody struct {
 	chunks io.Reader      // bodyChunked
 	resp   *http.Response // bodyChunked: receives the trailer
 	err    error          // sticky: io.EOF at the end, or what broke
+	// ambiguous marks an answer framed by chunks that also declared a
+	// Content-Length: read as net/http reads it, but its connection is not
+	// reused, since the backend may have meant the other framing (RFC 9112
+	// 6.1 has such a message handled as an error).
+	ambiguous bool
 }
 
 // Read implements io.Reader.

@@ -37,10 +37,13 @@ type conn struct {
 	raw     syscall.RawConn
 	holding bool
 	held    []byte
+	// idle checks the connection before reuse (transport.go's conn).
+	idle idleCheck
 }
 
 func newConn(nc net.Conn, addr string, p *pool) *conn {
 	c := &conn{nc: nc, addr: addr, pool: p, raw: rawOf(nc)}
+	c.idle.init(c.raw)
 	c.br = bufio.NewReaderSize(connReader{c}, bufferSize)
 	c.bw = bufio.NewWriter(connWriter{c})
 	return c
@@ -110,7 +113,8 @@ func (c *conn) roundTrip(req *http.Request, deadline time.Time, headerTimeout ti
 		stale = ctx.Err() == nil && replayable(req) && errors.Is(rerr, errNothingRead)
 		return nil, stale, contextError(ctx, deadline, errors.Join(werr, rerr))
 	}
-	b := &body{src: src, c: c, ctx: ctx, deadline: deadline, stop: stop, reuse: !resp.Close && !req.Close}
+	b := &body{src: src, c: c, ctx: ctx, deadline: deadline, stop: stop,
+		reuse: !resp.Close && !req.Close && !src.ambiguous && c.raw != nil}
 	if resp.Body == http.NoBody {
 		b.release(true)
 		return resp, false, nil
@@ -219,7 +223,8 @@ func (b *body) Close() error {
 }
 
 // release ends the exchange once: a body read to its end on a connection
-// that stays open goes back to the pool; anything else closes it.
+// that stays open, with nothing read past it, goes back to the pool (where
+// conn checks it again before reuse); anything else closes it.
 func (b *body) release(eof bool) {
 	if !b.done.CompareAndSwap(false, true) {
 		return

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +18,12 @@ import (
 type deadlineCounter struct {
 	net.Conn
 	both, read, write *atomic.Int32
+}
+
+// SyscallConn passes the connection's own: without it the transport could
+// not check an idle connection and would not reuse it.
+func (d deadlineCounter) SyscallConn() (syscall.RawConn, error) {
+	return d.Conn.(syscall.Conn).SyscallConn()
 }
 
 func (d deadlineCounter) SetDeadline(t time.Time) error {

@@ -135,7 +135,8 @@ func FuzzAnswerHead(f *testing.F) {
 
 // stricterByDesign reports an answer with one of what parseHead refuses
 // although net/http takes it: a status line other than
-// "HTTP/1.x NNN[ reason]", a folded line, or a space in a field name.
+// "HTTP/1.x NNN[ reason]", a status below 100, a folded line, or a space in
+// a field name.
 func stricterByDesign(answer []byte) bool {
 	lines := bytes.Split(answer, []byte("\n"))
 	if !strictStatusLine(bytes.TrimSuffix(lines[0], []byte("\r"))) {
@@ -155,7 +156,7 @@ func stricterByDesign(answer []byte) bool {
 func strictStatusLine(line []byte) bool {
 	digit := func(c byte) bool { return '0' <= c && c <= '9' }
 	if len(line) < 12 || string(line[:7]) != "HTTP/1." || !digit(line[7]) || line[8] != ' ' ||
-		!digit(line[9]) || !digit(line[10]) || !digit(line[11]) {
+		!digit(line[9]) || line[9] == '0' || !digit(line[10]) || !digit(line[11]) {
 		return false
 	}
 	if len(line) == 12 {

@@ -13,7 +13,8 @@ import (
 // TransferEncoding, Close and Trailer. Like net/http it removes from the
 // header the framing fields it consumed: Transfer-Encoding, a
 // Content-Length overridden by chunked, a declared Trailer, and on
-// HTTP/1.1 "Connection: close".
+// HTTP/1.1 "Connection: close". A chunked answer that also declared a
+// Content-Length is marked ambiguous: its connection is not reused.
 func frame(resp *http.Response, seen h1wire.Framing, method string, br *bufio.Reader) (answerBody, error) {
 	h := resp.Header
 	var conn []string
@@ -64,7 +65,8 @@ func frame(resp *http.Response, seen h1wire.Framing, method string, br *bufio.Re
 		resp.Body = http.NoBody
 		return answerBody{}, nil
 	case chunked:
-		return answerBody{br: br, mode: bodyChunked, chunks: httputil.NewChunkedReader(br), resp: resp}, nil
+		return answerBody{br: br, mode: bodyChunked, chunks: httputil.NewChunkedReader(br), resp: resp,
+			ambiguous: seen&h1wire.FieldContentLength != 0}, nil
 	case length > 0:
 		return answerBody{br: br, mode: bodyLength, left: length}, nil
 	}

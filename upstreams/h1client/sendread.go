@@ -17,7 +17,8 @@ import (
 // A write the socket does not take whole at once (a full send buffer) ends
 // the raw read; the rest goes through the connection's own Write, under
 // its deadline, and the answer through its own Read. Connections without a
-// RawConn (TLS, wrapped test connections) always write and read plainly.
+// RawConn (wrapped by a custom Dial) and systems other than Linux always
+// write and read plainly.
 
 // connWriter is what conn's bufio.Writer flushes to.
 type connWriter struct{ c *conn }
@@ -42,7 +43,7 @@ func (r connReader) Read(p []byte) (int, error) {
 
 // hold makes the next flushes keep the request's bytes for the answer's
 // first read, when the connection can send them so; unhold ends it.
-func (c *conn) hold() { c.holding = c.raw != nil }
+func (c *conn) hold() { c.holding = canHold && c.raw != nil }
 
 func (c *conn) unhold() { c.holding = false }
 

@@ -3,22 +3,11 @@ package h1client
 import (
 	"errors"
 	"io"
-	"net"
 	"syscall"
 )
 
-// rawOf returns nc's RawConn, or nil when it has none.
-func rawOf(nc net.Conn) syscall.RawConn {
-	sc, ok := nc.(syscall.Conn)
-	if !ok {
-		return nil
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return nil
-	}
-	return raw
-}
+// canHold says a request may be held for its answer's first read here.
+const canHold = true
 
 // sendThenRead writes the held bytes and reads into p once the answer
 // comes, in one RawConn.Read.

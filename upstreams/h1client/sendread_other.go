@@ -2,13 +2,8 @@
 
 package h1client
 
-import (
-	"net"
-	"syscall"
-)
-
-// rawOf returns nil: requests are written and answers read plainly.
-func rawOf(net.Conn) syscall.RawConn { return nil }
+// canHold is false: requests are written and answers read plainly.
+const canHold = false
 
 // sendThenRead writes the held bytes and reads into p.
 func (c *conn) sendThenRead(p []byte) (int, error) {

@@ -4,14 +4,20 @@
 // channels; on a gateway that answers in tens of microseconds those
 // hand-offs cost about a fifth of its CPU. Here a call takes an idle
 // connection, writes the request, reads the answer's headers and returns;
-// reading the body to its end puts the connection back.
+// reading the body to its end puts the connection back, unless anything
+// was read past it. With no reader goroutine to notice bytes a backend
+// writes to an idle connection (a second answer, a late 408), every idle
+// connection is peeked at before reuse and dropped if it holds any: read
+// by the next request, they would be its answer, and it may be another
+// caller's.
 //
 // Requests are written here (refusing, as net/http's Transport does,
 // control characters in header values and names or methods that are not
 // tokens). Answers are parsed here too, into one string per head, with the
 // framing (Content-Length, chunked, close-delimited) net/http's client
 // decides; a differential fuzz test holds the two parsers together. Heads
-// are bounded at 10 MiB, net/http's Transport default. The transport takes only what it can run without a second goroutine:
+// are bounded at 10 MiB, net/http's Transport default. The transport
+// takes only what it can run without a second goroutine:
 // plain-http requests with no body or a replayable body of known length, no
 // proxy, no Expect or Upgrade. Everything else (https with HTTP/2, proxies,
 // streaming uploads that may be answered before they end) is passed to
@@ -44,7 +50,9 @@ const bufferSize = 32 << 10
 
 // Options configure a Transport. Fallback is required.
 type Options struct {
-	// Dial opens connections; nil uses a net.Dialer with a 30s timeout.
+	// Dial opens connections; nil uses a net.Dialer with a 30s timeout. A
+	// connection that does not implement syscall.Conn cannot be checked
+	// for stray bytes while idle, so it is closed after one exchange.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Proxy says whether a request goes through a proxy (as
 	// http.Transport.Proxy does); a request with a proxy goes to Fallback.
@@ -98,8 +106,9 @@ func (t *Transport) CloseIdleConnections() {
 }
 
 // RoundTrip implements http.RoundTripper. A kept-alive connection the
-// server closed while it was idle is found when nothing comes back, and the
-// request is sent once more on a new connection. The deadline of the
+// server closed while it was idle is found before reuse, or, when the close
+// crosses the request, when nothing comes back: an idempotent request is
+// then sent once more on a new connection. The deadline of the
 // request's context, if any, bounds the exchange and the reading of the
 // answer's body.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -217,13 +226,17 @@ func (t *Transport) takes(req *http.Request) bool {
 	return true
 }
 
-// conn returns an idle connection to addr or dials one. An idle connection
-// is first checked for a close by the server when it sat idle for a while,
-// or when req cannot be sent twice: a dead one is dropped before anything
-// is written to it.
+// conn returns an idle connection to addr or dials one. Every idle
+// connection is checked with a non-blocking peek before reuse (one system
+// call): one the server closed, or one holding bytes nobody asked for (a
+// second answer, a late 408, the rest of a body the framing did not
+// expect), is dropped before anything is written to it. Without the check
+// those bytes would be read as the answer to the request sent next, which
+// may be another caller's. net/http's Transport drops such a connection
+// too, from its reader goroutine.
 func (t *Transport) conn(req *http.Request, addr string, deadline time.Time) (c *conn, reused bool, err error) {
 	for c = t.pool.get(addr); c != nil; c = t.pool.get(addr) {
-		if (time.Since(c.idleSince) <= checkAfter && replayable(req)) || alive(c.raw) {
+		if c.idle.alive() {
 			return c, true, nil
 		}
 		c.close()
@@ -280,9 +293,3 @@ func hostPort(u *url.URL) string {
 	}
 	return host + ":80"
 }
-
-// checkAfter is how long a connection may sit idle before reuse without
-// a check that the server has not closed it; server keep-alive timeouts are
-// seconds. A request that cannot be sent twice is checked whatever the idle
-// time.
-const checkAfter = time.Second

@@ -146,8 +146,71 @@ func TestFraming(t *testing.T) {
 }
 
 // closingServer answers every request on a connection and then closes it
-// without saying so, as a backend whose keep-alive timeout ran out does.
-func closingServer(t *testing.T) (string, *atomic.Int32) {
+// without saying so, as a backend whose keep-alive timeout ran out does;
+// closed receives once per connection closed.
+func closingServer(t *testing.T) (string, *atomic.Int32, <-chan struct{}) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	var conns atomic.Int32
+	closed := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			go func() {
+				defer func() {
+					_ = c.Close()
+					closed <- struct{}{}
+				}()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				_, _ = io.Copy(io.Discard, req.Body)
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String(), &conns, closed
+}
+
+// A connection the server closed while it was idle is found before
+// reuse: every request goes to a new connection.
+func TestConnectionClosedWhileIdle(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc   string
+		method string
+		body   string
+	}{
+		{desc: "idempotent request", method: http.MethodGet},
+		{desc: "other request", method: http.MethodPost, body: "x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			u, conns, closed := closingServer(t)
+			tr, _ := newTransport(t, Options{})
+			for range 3 {
+				status, body := get(t, tr, context.Background(), tt.method, u, strings.NewReader(tt.body))
+				assert.Equal(t, 200, status)
+				assert.Equal(t, "ok", body)
+				<-closed // the server's close is on its way before the next request
+			}
+			assert.Equal(t, int32(3), conns.Load())
+		})
+	}
+}
+
+// droppingServer answers the first request of every connection and closes
+// the connection on the second, unanswered, as a backend whose keep-alive
+// timeout ends as a request arrives does.
+func droppingServer(t *testing.T) (string, *atomic.Int32) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -162,43 +225,39 @@ func closingServer(t *testing.T) (string, *atomic.Int32) {
 			conns.Add(1)
 			go func() {
 				defer c.Close()
-				req, err := http.ReadRequest(bufio.NewReader(c))
+				br := bufio.NewReader(c)
+				req, err := http.ReadRequest(br)
 				if err != nil {
 					return
 				}
 				_, _ = io.Copy(io.Discard, req.Body)
 				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				_, _ = http.ReadRequest(br)
 			}()
 		}
 	}()
 	return "http://" + ln.Addr().String(), &conns
 }
 
-func TestConnectionClosedWhileIdle(t *testing.T) {
+// A close that crosses the request (the connection passed its check, then
+// the server closed it unanswered) sends an idempotent request once more on
+// a new connection, and fails any other.
+func TestConnectionClosedUnderTheRequest(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		desc   string
-		method string
-		body   string
-	}{
-		{desc: "idempotent request is sent again", method: http.MethodGet},
-		{desc: "other request goes to a new connection", method: http.MethodPost, body: "x"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.desc, func(t *testing.T) {
-			t.Parallel()
-			u, conns := closingServer(t)
-			tr, _ := newTransport(t, Options{})
-			for range 3 {
-				status, body := get(t, tr, context.Background(), tt.method, u, strings.NewReader(tt.body))
-				assert.Equal(t, 200, status)
-				assert.Equal(t, "ok", body)
-				// Let the server's close arrive before the next request.
-				time.Sleep(20 * time.Millisecond)
-			}
-			assert.Equal(t, int32(3), conns.Load())
-		})
-	}
+	u, conns := droppingServer(t)
+	tr, _ := newTransport(t, Options{})
+	status, body := get(t, tr, context.Background(), http.MethodGet, u, nil)
+	require.Equal(t, 200, status)
+	require.Equal(t, "ok", body)
+	status, body = get(t, tr, context.Background(), http.MethodGet, u, nil)
+	assert.Equal(t, 200, status)
+	assert.Equal(t, "ok", body)
+	assert.Equal(t, int32(2), conns.Load(), "sent again on a second connection")
+
+	req, err := http.NewRequest(http.MethodPost, u, strings.NewReader("x"))
+	require.NoError(t, err)
+	_, err = tr.RoundTrip(req)
+	assert.ErrorIs(t, err, errNothingRead, "a POST is not sent twice")
 }
 
 // hangingServer never answers: a request ends when its client gives up or
@@ -333,9 +392,9 @@ func TestIdlePoolLimits(t *testing.T) {
 func TestIdleTimeoutDropsConnection(t *testing.T) {
 	t.Parallel()
 	srv, conns := countingServer(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
-	tr, _ := newTransport(t, Options{IdleTimeout: time.Millisecond})
+	// a nanosecond has passed by the time the next request looks
+	tr, _ := newTransport(t, Options{IdleTimeout: time.Nanosecond})
 	get(t, tr, context.Background(), http.MethodGet, srv.URL, nil)
-	time.Sleep(5 * time.Millisecond)
 	get(t, tr, context.Background(), http.MethodGet, srv.URL, nil)
 	assert.Equal(t, int32(2), conns.Load())
 }

@@ -9,16 +9,29 @@ package apptest
 // upstream's breaker and retries, metrics, and the call log shipped to a
 // collector; tracing when GATEWAY_TRACING is true (collector and sampler
 // from the OTEL_* variables). It reads GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN,
-// GATEWAY_TLS (default auto), GATEWAY_DATA_DIR, GATEWAY_LOG_COLLECTOR_URL,
-// GATEWAY_TRACING and ACCOUNTS_URL; what is unset takes its default.
+// GATEWAY_TLS (default auto), GATEWAY_ENGINE (the API listener's and the
+// upstream transport's HTTP/1 engines, default fast), GATEWAY_DATA_DIR,
+// GATEWAY_LOG_COLLECTOR_URL, GATEWAY_TRACING, ACCOUNTS_URL, and for the
+// cluster target GATEWAY_RATE_LIMIT_RPS, GATEWAY_RATE_LIMIT_BURST,
+// GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL; what is unset takes its
+// default (no rate limit, the memory store, no tracing).
 const AccountsConfig = `server:
   listen: ${GATEWAY_LISTEN}
   adminListen: ${GATEWAY_ADMIN_LISTEN}
   tls: {mode: "${GATEWAY_TLS:-auto}"}
+  http1: ${GATEWAY_ENGINE:-fast}
   dataDir: ${GATEWAY_DATA_DIR}
   pprof: true
 versions: [v1, v2, v3]
-auth: {mode: none}
+auth:
+  mode: none
+  rateLimit:
+    requestsPerSecond: ${GATEWAY_RATE_LIMIT_RPS:-0}
+    burst: ${GATEWAY_RATE_LIMIT_BURST:-0}
+cluster:
+  store: ${GATEWAY_CLUSTER_STORE:-memory}
+  redis:
+    url: "${GATEWAY_REDIS_URL:-}"
 log:
   collectorURL: ${GATEWAY_LOG_COLLECTOR_URL}
   format: text
@@ -35,6 +48,7 @@ models:
 upstreams:
   accounts:
     url: ${ACCOUNTS_URL}
+    transport: ${GATEWAY_ENGINE:-fast}
     timeout: 10s
     breaker: {consecutiveFailures: 5, openTimeout: 30s, halfOpenRequests: 1}
     retry: {attempts: 2, backoff: 25ms, budget: 0.1}

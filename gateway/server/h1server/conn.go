@@ -64,7 +64,6 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c.ctx = context.WithValue(context.Background(), http.LocalAddrContextKey, nc.LocalAddr())
 	c.cr.c, c.cr.remain = c, -1
 	c.resp.c = c
-	c.resp.header = http.Header{}
 	c.watchDone = make(chan struct{}, 1)
 	c.watch = time.AfterFunc(time.Hour, c.watchRead)
 	c.watch.Stop()
@@ -87,8 +86,8 @@ func (c *conn) serve() {
 		if !c.await(first) {
 			return
 		}
-		req, ok := c.readRequest()
-		if !ok || !c.serveRequest(req) {
+		ex, ok := c.readRequest(first)
+		if !ok || !c.serveRequest(ex) {
 			return
 		}
 	}
@@ -132,15 +131,23 @@ func (c *conn) goIdle() bool {
 }
 
 // readRequest reads and checks the next request's head. A request the
-// server cannot serve is answered here and the connection ends.
-func (c *conn) readRequest() (*http.Request, bool) {
+// server cannot serve is answered here and the connection ends. The
+// request's time starts with its first byte on a kept-alive connection,
+// and at the accept for a connection's first request, as in net/http:
+// ReadHeaderTimeout and ReadTimeout count from there.
+func (c *conn) readRequest(first bool) (*incoming, bool) {
 	o := &c.srv.opts
 	start := time.Now()
+	if first {
+		start = c.accepted
+	}
 	if !headBuffered(c.br) {
 		// the head is still on its way: bound the wait for the rest
 		c.setRead(start, o.ReadHeaderTimeout)
 	}
-	req, err := readRequest(c.br)
+	ex := &incoming{}
+	req := &ex.req
+	seen, err := readRequestHead(c.br, req)
 	tooLarge := c.cr.hitLimit // before limit clears it
 	c.cr.limit(-1)
 	if err != nil {
@@ -165,6 +172,14 @@ func (c *conn) readRequest() (*http.Request, bool) {
 		c.reject(status, msg)
 		return nil, false
 	}
+	delete(req.Header, "Host") // req.Host has it, as net/http leaves it
+	if seen&h1wire.FieldContentLength != 0 && seen&h1wire.FieldTransferEncoding != 0 {
+		// RFC 9112 6.1: framed by Transfer-Encoding (or, before HTTP/1.1,
+		// by Content-Length), but whoever sent it may have meant the
+		// other framing, so the connection closes after the answer
+		// (net/http keeps it open)
+		req.Close = true
+	}
 	// the body runs under ReadTimeout from the request's start (none when
 	// zero), as in net/http. The watcher's read of a request without one
 	// only must not end sooner: the head's deadline left in place would end
@@ -179,7 +194,7 @@ func (c *conn) readRequest() (*http.Request, bool) {
 	// out of the window, so it is set again
 	c.setWrite(start, o.WriteTimeout)
 	req.RemoteAddr = c.remote
-	return req, true
+	return ex, true
 }
 
 // headBuffered reports whether the buffered bytes hold a whole request head,
@@ -194,20 +209,19 @@ func isNetError(err error) bool {
 	return errors.As(err, &ne) || errors.Is(err, net.ErrClosed)
 }
 
-// checkRequest applies the checks net/http's server makes beyond parsing:
-// HTTP/1.x only, a valid Host (required from HTTP/1.1 on), valid field
-// names. It returns what is wrong, or "". One difference: readRequest, like
-// http.ReadRequest, drops the Host field once it has set req.Host, so a request in absolute
-// form (GET http://host/path) is checked on its target's host, and served
-// without a Host field where net/http answers 400; RFC 9112 (3.2.2) has the
-// target's host prevail over the field anyway.
+// checkRequest applies the checks net/http's server makes beyond parsing,
+// on a head read with its Host field: HTTP/1.x only, a Host field (required
+// from HTTP/1.1 on, in absolute form too, whose target's host prevails)
+// made of valid characters, valid field names. It returns what is wrong,
+// or "".
 func checkRequest(req *http.Request) string {
+	hosts, haveHost := req.Header["Host"]
 	switch {
 	case req.ProtoMajor != 1:
 		return "unsupported protocol version"
-	case req.Host == "" && req.ProtoAtLeast(1, 1) && req.Method != http.MethodConnect:
+	case req.ProtoAtLeast(1, 1) && (!haveHost || len(hosts) == 0) && req.Method != http.MethodConnect:
 		return "missing required Host header"
-	case !validHost(req.Host):
+	case len(hosts) == 1 && !validHost(hosts[0]):
 		return "malformed Host header"
 	}
 	for name := range req.Header {
@@ -242,24 +256,28 @@ func (c *conn) lingerClose() {
 	_, _ = io.CopyN(io.Discard, c.rwc, 4<<20)
 }
 
-// serveRequest runs the handler for req and writes its answer; it reports
-// whether the connection may carry another request.
-func (c *conn) serveRequest(req *http.Request) bool {
+// serveRequest runs the handler for ex's request and writes its answer;
+// it reports whether the connection may carry another request.
+func (c *conn) serveRequest(ex *incoming) bool {
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
-	req = req.WithContext(ctx)
+	req := ex.req.WithContext(ctx)
 	w := &c.resp
 	w.reset(req)
-	if expect := req.Header.Get("Expect"); expect != "" {
-		if !h1wire.HasToken(req.Header["Expect"], "100-continue") {
+	hs := &ex.handles
+	hs.init(w)
+	// as net/http: only the first Expect field counts, and an expectation
+	// other than 100-continue is refused
+	if expect := req.Header["Expect"]; len(expect) > 0 && expect[0] != "" {
+		if !h1wire.HasToken(expect[:1], "100-continue") {
 			c.reject(http.StatusExpectationFailed, "")
 			return false
 		}
-		w.body.awaitContinue = req.ProtoAtLeast(1, 1) && req.Body != http.NoBody
+		w.body.awaitContinue = req.ProtoAtLeast(1, 1) && req.ContentLength != 0 && req.Body != http.NoBody
 	}
 	if req.Body != http.NoBody {
 		w.body.rc = req.Body
-		req.Body = &w.body
+		req.Body = &hs.body
 	}
 	watched := req.Body == http.NoBody
 	if watched {
@@ -268,7 +286,8 @@ func (c *conn) serveRequest(req *http.Request) bool {
 		c.watchMu.Unlock()
 		c.watch.Reset(c.srv.opts.WatchAfter)
 	}
-	ok := c.handle(w, req)
+	ok := c.handle(w, &hs.writer, req)
+	w.gen.Add(1) // what the handler kept of its request is dead from here
 	if watched {
 		c.unwatch()
 	}
@@ -286,9 +305,10 @@ func (c *conn) serveRequest(req *http.Request) bool {
 	return false
 }
 
-// handle runs the handler, recovering a panic as net/http does: logged
-// (unless http.ErrAbortHandler) and the connection closed.
-func (c *conn) handle(w *response, req *http.Request) (ok bool) {
+// handle runs the handler on hw, the request's handle of w, recovering a
+// panic as net/http does: logged (unless http.ErrAbortHandler) and the
+// connection closed.
+func (c *conn) handle(w *response, hw http.ResponseWriter, req *http.Request) (ok bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			ok = false
@@ -302,6 +322,6 @@ func (c *conn) handle(w *response, req *http.Request) (ok bool) {
 		w.WriteHeader(http.StatusOK)
 		return true
 	}
-	c.srv.handler.ServeHTTP(w, req)
+	c.srv.handler.ServeHTTP(hw, req)
 	return true
 }

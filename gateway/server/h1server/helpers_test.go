@@ -67,6 +67,13 @@ func startServer(t testing.TB, h http.Handler, opts Options) *testServer {
 	return ts
 }
 
+// conns is the number of connections the server tracks.
+func (ts *testServer) conns() int {
+	ts.srv.mu.Lock()
+	defer ts.srv.mu.Unlock()
+	return len(ts.srv.conns)
+}
+
 // client is a raw connection: requests go out as bytes, answers are parsed
 // with http.ReadResponse, so framing is checked exactly.
 type client struct {

@@ -25,18 +25,31 @@ var errMalformed = errors.New("h1server: malformed request")
 // byte and io.ErrUnexpectedEOF when it ends inside the head. Its size is
 // bounded by what br's source delivers (the connection's limit).
 func readRequest(br *bufio.Reader) (*http.Request, error) {
+	req := &http.Request{}
+	if _, err := readRequestHead(br, req); err != nil {
+		return nil, err
+	}
+	delete(req.Header, "Host")
+	return req, nil
+}
+
+// readRequestHead is readRequest into req, a zero Request, leaving the
+// Host field in the header, as net/http's server reads a request before
+// its own checks (checkRequest), and reporting the framing fields the head
+// had.
+func readRequestHead(br *bufio.Reader, req *http.Request) (h1wire.Framing, error) {
 	head, err := readHead(br)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	req, seen, err := parseRequest(head, true)
+	seen, err := parseRequest(head, true, req)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	if err := frame(req, seen, br); err != nil {
-		return nil, err
+		return 0, err
 	}
-	return req, nil
+	return seen, nil
 }
 
 // readHead returns the text of the head at the start of br, through its
@@ -59,7 +72,7 @@ func cutHead(partial string, err error) error {
 	if partial == "" {
 		return err // nothing of a request: io.EOF stays io.EOF
 	}
-	if _, _, perr := parseRequest(partial, false); perr != nil && errors.Is(perr, errMalformed) {
+	if _, perr := parseRequest(partial, false, &http.Request{}); perr != nil && errors.Is(perr, errMalformed) {
 		return perr
 	}
 	if errors.Is(err, io.EOF) {
@@ -68,15 +81,14 @@ func cutHead(partial string, err error) error {
 	return err
 }
 
-// parseRequest parses a head: the request line, then the fields up to the
-// blank line. complete false says the head was cut short: it is parsed as
-// far as it goes and, if nothing is wrong there, io.ErrUnexpectedEOF is
-// returned.
-func parseRequest(head string, complete bool) (*http.Request, h1wire.Framing, error) {
+// parseRequest parses a head into req: the request line, then the fields
+// up to the blank line. complete false says the head was cut short: it is
+// parsed as far as it goes and, if nothing is wrong there,
+// io.ErrUnexpectedEOF is returned.
+func parseRequest(head string, complete bool, req *http.Request) (h1wire.Framing, error) {
 	line, rest := h1wire.NextLine(head)
-	req := &http.Request{}
 	if err := parseRequestLine(line, req); err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	var h http.Header
 	var seen h1wire.Framing
@@ -87,22 +99,22 @@ func parseRequest(head string, complete bool) (*http.Request, h1wire.Framing, er
 		h, seen, err = h1wire.ParseCutFields(rest)
 	}
 	if err != nil {
-		return nil, 0, malformed(err)
+		return 0, malformed(err)
 	}
 	req.Header = h
-	// the Host field goes to req.Host, as http.ReadRequest leaves it
+	// the Host field gives req.Host when the target does not; it stays in
+	// the header for checkRequest
 	if seen&h1wire.FieldHost != 0 {
 		hosts := h["Host"]
 		if len(hosts) > 1 {
-			return nil, 0, fmt.Errorf("%w: too many Host headers", errMalformed)
+			return 0, fmt.Errorf("%w: too many Host headers", errMalformed)
 		}
 		if req.Host == "" {
 			req.Host = hosts[0]
 		}
-		delete(h, "Host")
 	}
 	h1wire.FixPragma(h, seen)
-	return req, seen, nil
+	return seen, nil
 }
 
 // malformed reports a syntax error wire found under errMalformed, keeping

@@ -4,22 +4,27 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/restgate/gateway/upstreams/h1wire"
 )
 
-// response is the http.ResponseWriter of one request; each connection
-// reuses one. An answer is held back (up to bodyLimit) until the handler
-// returns, so head and body leave in one write with a Content-Length; a
-// body whose declared Content-Length is reached by a single Write leaves
-// with the head at once, without a copy. Longer answers, and answers the
-// handler flushes, are streamed: chunked when no Content-Length was set.
+// response is the answer to one request; each connection reuses one, and
+// its handlers reach it through handles of their request (handle.go). An
+// answer is held back (up to bodyLimit) until the handler returns, so head
+// and body leave in one write with a Content-Length; a body whose declared
+// Content-Length is reached by a single Write leaves with the head at once,
+// without a copy. Longer answers, and answers the handler flushes, are
+// streamed: chunked when no Content-Length was set.
 type response struct {
 	c      *conn
 	req    *http.Request
-	header http.Header
-	body   body // the request's body, when it has one
+	header http.Header // a new map per request: a handler may keep it
+	body   body        // the request's body, when it has one
+	// gen is the generation of the request served: handles of an earlier
+	// one fail. Stale handles read it from any goroutine.
+	gen atomic.Uint64
 
 	status   int
 	wrote    bool  // WriteHeader called with a final status
@@ -38,7 +43,7 @@ type response struct {
 }
 
 func (w *response) reset(req *http.Request) {
-	clear(w.header)
+	w.header = http.Header{}
 	w.req = req
 	w.body = body{c: w.c}
 	w.status, w.wrote, w.sent, w.noBody = 0, false, false, false

@@ -234,15 +234,17 @@ func TestRequestAddressesAndContext(t *testing.T) {
 func TestLargeUnreadBodyLargeAnswer(t *testing.T) {
 	t.Parallel()
 	const answer = 8 << 20
+	writing := make(chan struct{})
 	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Length", "8388608")
+		close(writing)
 		_, _ = io.Copy(w, io.LimitReader(zeros{}, answer))
 	}), Options{})
 	c := dial(t, ts.addr)
 	c.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\n")
 	_, err := io.Copy(c.nc, io.LimitReader(zeros{}, 512<<10))
 	require.NoError(t, err)
-	time.Sleep(100 * time.Millisecond) // the server writes what the buffers take, then waits for the reader
+	<-writing // the server writes what the buffers take, then waits for the reader
 	resp, err := http.ReadResponse(c.br, nil)
 	require.NoError(t, err)
 	n, err := io.Copy(io.Discard, resp.Body)

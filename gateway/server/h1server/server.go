@@ -7,22 +7,28 @@
 // connection (a per-connection timer starts one only for a request still
 // running after Options.WatchAfter), an answer of up to 64 KiB leaves in a
 // single write (head and body together, Content-Length computed when the
-// handler set none), and the response writer, its header map and the
-// request reader are reused from one request to the next on a connection.
+// handler set none), and the response writer and the request reader are
+// reused from one request to the next on a connection. A handler reaches
+// them through handles of its own request, which fail once it has returned
+// (ErrHandlerDone, http.ErrBodyReadAfterClose): what a handler keeps cannot
+// write into, or read from, the next request on the connection. The
+// header map is new for each request.
 //
 // It parses request heads itself, into one string that the header's keys
 // and values slice, accepting and framing exactly what http.ReadRequest
 // does (stricter only on folded field lines and a space before a field's
 // colon, which no conforming client sends).
 //
-// What it keeps from net/http: request acceptance (the same Host and header
-// checks as net/http's server, and its body framing), the header size limit
-// (431), 100-continue, pipelining, draining of unread request bodies (up to
-// 256 KiB, then the connection closes), chunked answers when a streamed
-// answer has no Content-Length, HEAD, the four timeouts, Flush and
-// read/write deadlines through http.ResponseController, recovery from a
-// handler's panic, and a graceful Shutdown that lets in-flight requests
-// finish. What it leaves out: TLS and HTTP/2 (the gateway serves those with
+// What it keeps from net/http: request acceptance (the same Host, Expect
+// and header checks as net/http's server, and its body framing), the
+// header size limit (431), 100-continue, pipelining, draining of unread
+// request bodies (up to 256 KiB, then the connection closes), chunked
+// answers when a streamed answer has no Content-Length, HEAD, the four
+// timeouts, Flush and read/write deadlines through http.ResponseController,
+// recovery from a handler's panic, and a graceful Shutdown that lets
+// in-flight requests finish. Stricter than net/http: a request with both Content-Length and
+// Transfer-Encoding closes its connection after the answer (RFC 9112 6.1).
+// What it leaves out: TLS and HTTP/2 (the gateway serves those with
 // net/http), Hijack, full duplex and trailers on answers (a chunked request's
 // trailer is read into Request.Trailer).
 package h1server
@@ -42,11 +48,14 @@ import (
 // Options are the server's limits. Zero durations mean no limit, as in
 // net/http, except WatchAfter.
 type Options struct {
-	// ReadHeaderTimeout bounds reading a request's head; zero falls back to
-	// ReadTimeout.
+	// ReadHeaderTimeout bounds reading a request's head, from its first
+	// byte on a kept-alive connection and from the accept for a new
+	// connection's first request (as net/http counts it); zero falls back
+	// to ReadTimeout.
 	ReadHeaderTimeout time.Duration
-	// ReadTimeout bounds reading a whole request, body included, from its
-	// first byte. A handler may move it with http.ResponseController.
+	// ReadTimeout bounds reading a whole request, body included, from
+	// where ReadHeaderTimeout counts. A handler may move it with
+	// http.ResponseController.
 	ReadTimeout time.Duration
 	// WriteTimeout bounds writing the answer, from the end of the request's
 	// head.
@@ -61,6 +70,11 @@ type Options struct {
 	// connection is watched for a client that hung up (which cancels the
 	// request's context). Zero means 50ms.
 	WatchAfter time.Duration
+
+	// watched, when set, learns of every read of the watcher as it ends:
+	// whether it took the first byte of a pipelined request (tests order
+	// their steps by it).
+	watched func(pipelined bool)
 }
 
 // Server serves an http.Handler on the listeners given to Serve. Create it

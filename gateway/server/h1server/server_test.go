@@ -42,6 +42,14 @@ func TestServeFraming(t *testing.T) {
 		{desc: "Connection: close from the client", closed: true, steps: []step{
 			{"GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", []exchange{{status: 200, body: "hello", header: map[string]string{"Connection": "close"}}}},
 		}},
+		{desc: "Content-Length with Transfer-Encoding: framed by chunks, then closed (RFC 9112 6.1)", closed: true, steps: []step{
+			{"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n" + getHello,
+				[]exchange{{status: 200, body: "got 3: abc", header: map[string]string{"Connection": "close"}}}},
+		}},
+		{desc: "Content-Length with Transfer-Encoding from HTTP/1.0: framed by length, then closed", closed: true, steps: []step{
+			{"POST /echo HTTP/1.0\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\nabc" + getHello,
+				[]exchange{{status: 200, body: "got 3: abc", header: map[string]string{"Connection": "close"}}}},
+		}},
 		{desc: "Connection: close from the handler", closed: true, steps: []step{
 			{"GET /close HTTP/1.1\r\nHost: x\r\n\r\n", []exchange{{status: 200, body: "bye", header: map[string]string{"Connection": "close"}}}},
 		}},
@@ -119,9 +127,15 @@ func TestServeFraming(t *testing.T) {
 		{desc: "missing Host on HTTP/1.1", closed: true, steps: []step{
 			{"GET /hello HTTP/1.1\r\n\r\n", []exchange{{status: 400, body: "400 Bad Request: missing required Host header"}}},
 		}},
-		{desc: "absolute form: the target's host prevails (see checkRequest)", steps: []step{
-			{"GET http://x/hello HTTP/1.1\r\n\r\n", []exchange{{status: 200, body: "hello"}}},
-			{"GET http://x/request HTTP/1.1\r\nHost: a b\r\n\r\n", []exchange{{status: 200, body: `GET /request host=x q= rep=[] hostfield=""`}}},
+		{desc: "absolute form: the target's host prevails over a valid Host field", steps: []step{
+			{"GET http://x/request HTTP/1.1\r\nHost: y\r\n\r\n", []exchange{{status: 200, body: `GET /request host=x q= rep=[] hostfield=""`}}},
+			{"GET http://x/hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", []exchange{{status: 200, body: "hello"}}},
+		}},
+		{desc: "absolute form still needs a Host field from HTTP/1.1 on", closed: true, steps: []step{
+			{"GET http://x/hello HTTP/1.1\r\n\r\n", []exchange{{status: 400, body: "400 Bad Request: missing required Host header"}}},
+		}},
+		{desc: "absolute form with an invalid Host field", closed: true, steps: []step{
+			{"GET http://x/request HTTP/1.1\r\nHost: a b\r\n\r\n", []exchange{{status: 400, body: "400 Bad Request: malformed Host header"}}},
 		}},
 		{desc: "invalid Host", closed: true, steps: []step{
 			{"GET /hello HTTP/1.1\r\nHost: a b\r\n\r\n", []exchange{{status: 400, body: "400 Bad Request: malformed Host header"}}},

@@ -102,10 +102,10 @@ func TestShutdownKeepsNewConnection(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t, routes(), Options{})
 	c := dial(t, ts.addr)
-	time.Sleep(20 * time.Millisecond) // accepted
+	require.Eventually(t, func() bool { return ts.conns() == 1 }, 5*time.Second, time.Millisecond, "accepted")
 	shut := make(chan error, 1)
 	go func() { shut <- ts.srv.Shutdown(context.Background()) }()
-	time.Sleep(20 * time.Millisecond)
+	require.Eventually(t, ts.srv.closing.Load, 5*time.Second, time.Millisecond, "shutting down")
 	c.send(getHello)
 	c.expect(exchange{status: 200, body: "hello", header: map[string]string{"Connection": "close"}})
 	assert.NoError(t, <-shut)

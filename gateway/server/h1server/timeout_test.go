@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -49,6 +50,30 @@ func TestTimeoutsCloseConnections(t *testing.T) {
 	}
 }
 
+// A new connection's first head is bounded from the accept, as net/http
+// bounds it, not from its first byte: a client that waits, then sends its
+// head slowly, is cut off once ReadHeaderTimeout has passed in all, though
+// neither wait alone reaches it.
+func TestReadHeaderTimeoutCountsFromTheAccept(t *testing.T) {
+	t.Parallel()
+	const timeout = 400 * time.Millisecond
+	ts := startServer(t, routes(), Options{ReadHeaderTimeout: timeout})
+	c := dial(t, ts.addr)
+	pause := timeout * 5 / 8 // two of them pass the timeout, one does not
+	time.Sleep(pause)
+	_, err := io.WriteString(c.nc, "GET /hello HTTP/1.1\r\n")
+	if err == nil {
+		time.Sleep(pause)
+		_, _ = io.WriteString(c.nc, "Host: x\r\n\r\n")
+	}
+	// cut off: a 400 for the head cut short, or nothing, then the close
+	resp, err := http.ReadResponse(c.br, nil)
+	if err == nil {
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "the head was served after %s", 2*pause)
+	}
+	assert.True(t, c.closed())
+}
+
 func TestReadTimeoutEndsSlowBody(t *testing.T) {
 	t.Parallel()
 	readErr := make(chan error, 1)
@@ -87,35 +112,37 @@ func TestWriteTimeout(t *testing.T) {
 	assert.True(t, ne.Timeout())
 }
 
-// The watcher cancels a long request whose client hung up.
+// The watcher cancels a long request whose client hung up, also when the
+// hang-up comes after a deadline set for another part of the exchange has
+// passed (which must not end the watcher's read early).
 func TestWatcherCancelsOnHangUp(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		desc string
 		opts Options
-		wait time.Duration // before the client hangs up
+		past time.Duration // a deadline the hang-up must come after; zero for none
 	}{
-		{desc: "no timeouts", opts: Options{WatchAfter: 10 * time.Millisecond}, wait: 30 * time.Millisecond},
-		{desc: "hang-up after the head's timeout", wait: 150 * time.Millisecond,
+		{desc: "no timeouts", opts: Options{WatchAfter: 10 * time.Millisecond}},
+		{desc: "hang-up after the head's timeout", past: 50 * time.Millisecond,
 			opts: Options{WatchAfter: 10 * time.Millisecond, ReadHeaderTimeout: 50 * time.Millisecond}},
-		{desc: "hang-up after the idle timeout", wait: 150 * time.Millisecond,
+		{desc: "hang-up after the idle timeout", past: 50 * time.Millisecond,
 			opts: Options{WatchAfter: 10 * time.Millisecond, IdleTimeout: 50 * time.Millisecond}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
-			testWatcherCancels(t, tt.opts, tt.wait)
+			testWatcherCancels(t, tt.opts, tt.past)
 		})
 	}
 }
 
-func testWatcherCancels(t *testing.T, opts Options, wait time.Duration) {
-	started, ended := make(chan struct{}), make(chan error, 1)
+func testWatcherCancels(t *testing.T, opts Options, past time.Duration) {
+	started, ended := make(chan time.Time, 1), make(chan error, 1)
 	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/wait" {
 			return
 		}
-		close(started)
+		started <- time.Now()
 		select {
 		case <-r.Context().Done():
 			ended <- r.Context().Err()
@@ -127,29 +154,44 @@ func testWatcherCancels(t *testing.T, opts Options, wait time.Duration) {
 	c.send(getHello) // a first request, so an idle wait comes before the watched one
 	c.expect(exchange{status: 200})
 	c.send("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
-	<-started
-	time.Sleep(wait) // past WatchAfter: the watcher reads
+	at := <-started
+	// the deadline in question passes (twice over, for its slack): time
+	// itself is what this case is about
+	time.Sleep(time.Until(at.Add(2 * past)))
 	require.NoError(t, c.nc.Close())
 	assert.Error(t, <-ended, "the request should be cancelled")
+}
+
+// watchSignal is an Options.watched that closes its channel when the
+// watcher first takes a pipelined request's byte.
+func watchSignal() (func(bool), <-chan struct{}) {
+	ch := make(chan struct{})
+	var once sync.Once
+	return func(pipelined bool) {
+		if pipelined {
+			once.Do(func() { close(ch) })
+		}
+	}, ch
 }
 
 // A pipelined request that arrives while a watched handler runs is not a
 // hang-up, and the byte the watcher read belongs to it.
 func TestWatcherKeepsPipelinedRequest(t *testing.T) {
 	t.Parallel()
-	first := true
+	watched, took := watchSignal()
+	started := make(chan struct{})
 	cancelled := make(chan bool, 2)
 	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if first {
-			first = false // requests on one connection run one after the other
-			time.Sleep(60 * time.Millisecond)
+		if r.URL.Path == "/one" {
+			close(started)
+			<-took // runs until the watcher has read the next request's first byte
 		}
 		cancelled <- r.Context().Err() != nil
 		_, _ = io.WriteString(w, r.URL.Path)
-	}), Options{WatchAfter: 10 * time.Millisecond})
+	}), Options{WatchAfter: 10 * time.Millisecond, watched: watched})
 	c := dial(t, ts.addr)
 	c.send("GET /one HTTP/1.1\r\nHost: x\r\n\r\n")
-	time.Sleep(30 * time.Millisecond) // the watcher is reading now
+	<-started // the server has read /one, and nothing after it
 	c.send("GET /two HTTP/1.1\r\nHost: x\r\n\r\n")
 	c.expect(exchange{status: 200, body: "/one"})
 	c.expect(exchange{status: 200, body: "/two"})
@@ -159,20 +201,24 @@ func TestWatcherKeepsPipelinedRequest(t *testing.T) {
 	c.expect(exchange{status: 200, body: "/three"})
 }
 
-// A pipelined request sent byte by byte while the watcher reads.
+// A pipelined request whose rest comes only after the watcher took its
+// first byte.
 func TestWatcherKeepsSplitRequest(t *testing.T) {
 	t.Parallel()
+	watched, took := watchSignal()
+	started := make(chan struct{})
 	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow" {
-			time.Sleep(60 * time.Millisecond)
+			close(started)
+			<-took
 		}
 		_, _ = io.WriteString(w, r.URL.Path)
-	}), Options{WatchAfter: 10 * time.Millisecond})
+	}), Options{WatchAfter: 10 * time.Millisecond, watched: watched})
 	c := dial(t, ts.addr)
 	c.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-	time.Sleep(30 * time.Millisecond)
+	<-started
 	c.send("G")
-	time.Sleep(10 * time.Millisecond)
+	<-took
 	c.send("ET /fast HTTP/1.1\r\nHost: x\r\n\r\n")
 	c.expect(exchange{status: 200, body: "/slow"})
 	c.expect(exchange{status: 200, body: "/fast"})
@@ -198,16 +244,16 @@ func TestWatcherLeavesFastRequests(t *testing.T) {
 func TestHandlerWriteDeadlineEndsWithItsRequest(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/short" {
-			// long past once the next request comes
-			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(20 * time.Millisecond))
+		w.Header().Set("Content-Length", "2")
+		_, _ = io.WriteString(w, "ok") // the declared length: sent at once
+		if r.URL.Path == "/past" {
+			// long past: a write under it fails at once
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Unix(1, 0))
 		}
-		_, _ = io.WriteString(w, "ok")
 	}), Options{})
 	c := dial(t, ts.addr)
-	c.send("GET /short HTTP/1.1\r\nHost: x\r\n\r\n")
+	c.send("GET /past HTTP/1.1\r\nHost: x\r\n\r\n")
 	c.expect(exchange{status: 200, body: "ok"})
-	time.Sleep(50 * time.Millisecond)
 	c.send(getHello)
 	c.expect(exchange{status: 200, body: "ok"})
 }

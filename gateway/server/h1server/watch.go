@@ -23,6 +23,9 @@ func (c *conn) watchRead() {
 		c.cancel()
 		c.watchMu.Unlock()
 	}
+	if c.srv.opts.watched != nil {
+		c.srv.opts.watched(n == 1)
+	}
 	c.watchDone <- struct{}{}
 }
 

@@ -69,6 +69,25 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if and (eq .Values.tls.mode "files") (not .Values.tls.secretName) }}
 {{- fail "tls.mode files needs tls.secretName (a kubernetes.io/tls Secret)" }}
 {{- end }}
+{{- with .Values.cluster }}
+{{- if not (has .store (list "memory" "redis")) }}
+{{- fail (printf "cluster.store must be memory or redis, not %q" .store) }}
+{{- end }}
+{{- if eq .store "redis" }}
+{{- if not .redis.existingSecret }}
+{{- fail "cluster.store redis needs cluster.redis.existingSecret (a Secret holding the Redis URL)" }}
+{{- end }}
+{{- if not (has .redis.mode (list "single" "sentinel" "cluster")) }}
+{{- fail (printf "cluster.redis.mode must be single, sentinel or cluster, not %q" .redis.mode) }}
+{{- end }}
+{{- if and (ne .redis.mode "single") (not .redis.addrs) }}
+{{- fail (printf "cluster.redis.mode %s needs cluster.redis.addrs" .redis.mode) }}
+{{- end }}
+{{- if and (eq .redis.mode "sentinel") (not .redis.masterName) }}
+{{- fail "cluster.redis.mode sentinel needs cluster.redis.masterName" }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- if and .Values.secrets.env (not .Values.secrets.existingSecret) }}
 {{- fail "secrets.env names credentials but secrets.existingSecret is empty" }}
 {{- end }}

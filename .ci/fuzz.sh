@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every native fuzz target of the HTTP/1 packages (the server, the
+# client transport and the syntax they share) for a bounded time each,
+# beyond the seed corpora that `go test ./...` already runs. FUZZTIME sets
+# the time per target (default 20s); a failing input is written under the
+# package's testdata/fuzz and fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fuzztime="${FUZZTIME:-20s}"
+packages=(./upstreams/h1wire ./upstreams/h1client ./gateway/server/h1server)
+
+for pkg in "${packages[@]}"; do
+  for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz'); do
+    echo "-- ${pkg} ${target} (${fuzztime})"
+    go test -run '^$' -fuzz "^${target}\$" -fuzztime "${fuzztime}" "${pkg}"
+  done
+done
