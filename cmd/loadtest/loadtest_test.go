@@ -88,13 +88,13 @@ func TestSmokeRunTracing(t *testing.T) {
 // without ever refusing, and reports what Redis cost.
 func TestSmokeRunCluster(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts five processes and builds the gateway")
+		t.Skip("starts four processes and redis-server, and builds the gateway")
 	}
 	redistest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out, log bytes.Buffer
-	code := run(ctx, []string{"-smoke", "-json", "-cluster"}, &out, &log)
+	code := run(ctx, []string{"-smoke", "-json", "-std=false", "-cluster"}, &out, &log)
 	require.Equal(t, 0, code, log.String())
 	var rep report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
