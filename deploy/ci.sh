@@ -57,9 +57,15 @@ if [ ! -x "${helm}" ]; then
 fi
 "${helm}" version --short
 
+# The backend URLs have no default (the image has no sandbox): every
+# rendering gives them, as an install must.
+urls=(--set env.ACCOUNTS_URL=http://crm.internal --set env.WORKFLOW_URL=http://flowable.internal/flowable-rest/service
+  --set env.DATA_URL=https://example.my.salesforce.com --set env.FILES_URL=https://example.my.salesforce.com
+  --set env.FEED_URL=http://feed.internal)
+
 echo "== helm lint"
-"${helm}" lint --strict --kube-version "${kube_old}" "${chart}"
-"${helm}" lint --strict --kube-version "${kube_new}" "${chart}" \
+"${helm}" lint --strict --kube-version "${kube_old}" "${chart}" "${urls[@]}"
+"${helm}" lint --strict --kube-version "${kube_new}" "${chart}" "${urls[@]}" \
   --set serviceMonitor.enabled=true --set networkPolicy.enabled=true --set prometheusRule.enabled=true
 
 echo "== validator tests"
@@ -67,11 +73,14 @@ echo "== validator tests"
 (cd deploy/validate && go build -o "${work}/validate" .)
 
 echo "== helm template | validate (default values)"
-"${helm}" template gw "${chart}" --kube-version "${kube_old}" >"${work}/default.yaml"
+"${helm}" template gw "${chart}" --kube-version "${kube_old}" "${urls[@]}" >"${work}/default.yaml"
 "${work}/validate" -config config.yaml <"${work}/default.yaml"
 
 echo "== helm template | validate (ServiceMonitor, PrometheusRule, NetworkPolicy, TLS files, preStop sleep)"
-"${helm}" template gw "${chart}" --kube-version "${kube_new}" \
+"${helm}" template gw "${chart}" --kube-version "${kube_new}" "${urls[@]}" \
+  --set env.DATA_OAUTH_FLOW=jwt-bearer --set env.DATA_TOKEN_URL=https://login.salesforce.com/services/oauth2/token \
+  --set env.DATA_CLIENT_ID=consumer-key --set env.DATA_USERNAME=integration@example.com \
+  --set oauth.privateKeySecretKey=data-private-key \
   --set serviceMonitor.enabled=true --set networkPolicy.enabled=true \
   --set prometheusRule.enabled=true --set prometheusRule.labels.release=monitoring \
   --set tls.mode=files --set tls.secretName=gateway-tls --set config.rollOnChange=true \
@@ -79,12 +88,12 @@ echo "== helm template | validate (ServiceMonitor, PrometheusRule, NetworkPolicy
   >"${work}/full.yaml"
 # The PrometheusRule holds exactly the rules promtool tested (deploy/prometheus/check.sh).
 "${work}/validate" -config config.yaml -rules deploy/prometheus/rules.yaml <"${work}/full.yaml"
-for want in 'kind: ServiceMonitor' 'kind: PrometheusRule' 'kind: NetworkPolicy' 'sleep:' 'checksum/config:'; do
+for want in 'kind: ServiceMonitor' 'kind: PrometheusRule' 'kind: NetworkPolicy' 'sleep:' 'checksum/config:' 'DATA_PRIVATE_KEY_FILE' 'path: private-key.pem'; do
   grep -qF -- "${want}" "${work}/full.yaml" || { echo "FAIL: full rendering lacks ${want}" >&2; exit 1; }
 done
 
 echo "== helm template | validate (shared store: Redis in sentinel mode, URL and sentinel password from a Secret)"
-"${helm}" template gw "${chart}" --kube-version "${kube_new}" \
+"${helm}" template gw "${chart}" --kube-version "${kube_new}" "${urls[@]}" \
   --set cluster.store=redis --set cluster.redis.existingSecret=gateway-redis --set cluster.failClosed=true \
   --set cluster.redis.mode=sentinel --set cluster.redis.addrs='s1:26379\,s2:26379' --set cluster.redis.masterName=gw \
   --set cluster.redis.sentinelPasswordKey=sentinel-password \
@@ -101,11 +110,16 @@ if grep -qF 'name: GATEWAY_REDIS_URL' "${work}/default.yaml"; then
 fi
 
 echo "== helm template refuses what cannot start"
-for bad in 'auth.mode=none' 'tls.mode=files' 'tls.mode=plain' 'cluster.store=redis' 'cluster.store=etcd'; do
-  if "${helm}" template gw "${chart}" --kube-version "${kube_old}" --set "${bad}" >/dev/null 2>&1; then
+for bad in 'auth.mode=none' 'tls.mode=files' 'tls.mode=plain' 'cluster.store=redis' 'cluster.store=etcd' \
+  'env.DATA_URL=sandbox' 'env.FEED_URL=' 'env.DATA_OAUTH_FLOW=jwt-bearer'; do
+  if "${helm}" template gw "${chart}" --kube-version "${kube_old}" "${urls[@]}" --set "${bad}" >/dev/null 2>&1; then
     echo "FAIL: helm template accepted --set ${bad}" >&2; exit 1
   fi
 done
+if out=$("${helm}" template gw "${chart}" --kube-version "${kube_old}" 2>&1); then
+  echo "FAIL: helm template rendered without the backend URLs" >&2; exit 1
+fi
+grep -qF 'env.ACCOUNTS_URL is required' <<<"${out}" || { echo "FAIL: no clear message without the URLs: ${out}" >&2; exit 1; }
 
 echo "== static binary"
 bash deploy/build-static.sh "${work}/gateway"

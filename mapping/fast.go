@@ -213,7 +213,7 @@ func (r *rewriter) learnKey(s *keySlot, pos int, record bool) int {
 		return 0
 	}
 	info, err := r.decide(src[pos+1:e], false, record)
-	if err != nil {
+	if err != nil || info.link {
 		return 0
 	}
 	s.remember(src, pos, e+1, info)

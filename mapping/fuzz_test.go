@@ -33,7 +33,7 @@ func fuzzSeeds(f *testing.F) [][]byte {
 // whitespace.
 func FuzzRewrite(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
-		for _, mode := range []uint8{0, 1, 6, 15} {
+		for _, mode := range []uint8{0, 1, 6, 15, 16, 48, 51} {
 			f.Add(s, mode)
 		}
 	}
@@ -54,6 +54,24 @@ func FuzzRewrite(f *testing.F) {
 		if mode&8 != 0 {
 			opts.Map, opts.RejectUnknown = km.Reverse(), true
 		}
+		if mode&16 != 0 {
+			// Typed records: Account records use km, others none.
+			opts.Types = func(typ []byte) *KeyMap {
+				if string(typ) == "Account" {
+					return km
+				}
+				return nil
+			}
+		}
+		if mode&32 != 0 {
+			// Link members replaced, or dropped when they are not strings.
+			opts.Links = &Links{Keys: NewFieldSet("url", "nextRecordsUrl"), Value: func(dst []byte, _ string, raw []byte) ([]byte, bool, error) {
+				if len(raw) > 0 && raw[0] == '"' {
+					return append(dst, `"/gateway"`...), true, nil
+				}
+				return dst, false, nil
+			}}
+		}
 		out, err := Rewrite([]byte("pre"), src, opts)
 
 		var syntax *SyntaxError
@@ -72,7 +90,7 @@ func FuzzRewrite(f *testing.F) {
 			assert.Equal(t, "pre", string(out))
 			assert.False(t, json.Valid(src) && utf8.Valid(src), "rejected valid input %q: %v", src, err)
 		case errors.As(err, &unknown):
-			assert.True(t, opts.RejectUnknown)
+			assert.True(t, opts.RejectUnknown && opts.Types == nil)
 		default:
 			assert.ErrorIs(t, err, ErrTooDeep)
 		}

@@ -112,12 +112,19 @@ func (r *rewriter) object(depth int, lv level, ks *keySlots) error {
 			if k, err = r.decide(src[keyStart+1:keyEnd-1], escaped, record); err != nil {
 				return err
 			}
-			if i < len(slots) && !escaped {
+			if i < len(slots) && !escaped && !k.link {
 				slots[i].remember(src, keyStart, keyEnd, k)
 			}
 		}
 
-		if k.skip || r.dropNulls && pos < len(src) && src[pos] == 'n' {
+		if k.link && !k.skip && (r.links.Keys != nil || pos < len(src) && src[pos] == '"') {
+			var wrote bool
+			var err error
+			if pos, dst, wrote, err = r.link(src, pos, dst, depth, k, src[keyStart:keyEnd], escaped, first); err != nil {
+				return err
+			}
+			first = first && !wrote
+		} else if k.skip || r.dropNulls && pos < len(src) && src[pos] == 'n' {
 			r.pos = pos
 			if err := r.skipValue(depth); err != nil {
 				return err

@@ -25,6 +25,9 @@ type keyInfo struct {
 	member []byte
 	// skip is set when Select leaves the member out.
 	skip bool
+	// link is set when Options.Links takes the member: such a key is never
+	// remembered, so the member loops never meet it.
+	link bool
 }
 
 // keySlots are the keys remembered for the records of one top-level
@@ -34,6 +37,9 @@ type keyInfo struct {
 type keySlots struct {
 	record [maxSlots]keySlot
 	nested [maxNestedSlots]keySlot
+	// m is the map the record slots were learnt under, when
+	// Options.Types changes it from record to record.
+	m *KeyMap
 }
 
 // keySlot is a key remembered at one member position: src[start:end] is
@@ -109,6 +115,9 @@ func (r *rewriter) decide(raw []byte, escaped, record bool) (keyInfo, error) {
 		if mapped = r.m.index.find(key); mapped >= 0 {
 			info.member = r.m.targets[mapped].member
 		}
+	}
+	if r.links != nil && (r.links.Keys == nil || r.links.Keys.hasKey(key)) {
+		info.link = true
 	}
 	if record {
 		if r.reject && mapped < 0 && r.m.rev.index.find(key) < 0 {

@@ -41,6 +41,19 @@ type Options struct {
 	// ErrTooLarge, found early rather than after writing everything.
 	// 0 means DefaultMaxOutput; negative means no limit.
 	MaxOutput int
+
+	// Types, when not nil, gives typed records their own map: an object
+	// whose first member is "attributes", an object with a "type" string
+	// (a Salesforce record, at any depth), is renamed with Types(type)
+	// instead of the enclosing map, and so is everything inside it that is
+	// not itself a typed record; a nil or empty map leaves it unmapped.
+	// Map still renames the untyped objects outside any typed record.
+	// typ is only valid during the call. RejectUnknown does not apply.
+	Types func(typ []byte) *KeyMap
+
+	// Links, when not nil, hands the members it names to Links.Value, at
+	// every depth (see Links).
+	Links *Links
 }
 
 // level says where a value sits, for the record-depth rules.
@@ -93,7 +106,8 @@ func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
 	if r.m.Len() == 0 {
 		r.m = nil
 	}
-	r.reject = opts.RejectUnknown && r.m != nil
+	r.types, r.links = opts.Types, opts.Links
+	r.reject = opts.RejectUnknown && r.m != nil && r.types == nil
 	r.predict = predict
 
 	r.skipSpace()
@@ -120,6 +134,8 @@ type rewriter struct {
 	dropNulls bool
 	reject    bool
 	predict   bool
+	types     func([]byte) *KeyMap
+	links     *Links
 	// keyBuf holds an escaped key once decoded; field names fit, so
 	// decoding does not allocate.
 	keyBuf [128]byte
@@ -135,6 +151,9 @@ func (r *rewriter) value(depth int, lv level, ks *keySlots) error {
 	start := r.pos
 	switch c := r.src[r.pos]; {
 	case c == '{':
+		if r.types != nil {
+			return r.typedObject(depth+1, lv, ks)
+		}
 		return r.object(depth+1, lv, ks)
 	case c == '[':
 		return r.array(depth+1, lv, ks)

@@ -38,7 +38,10 @@ func TrimMessage(s string) string {
 // message come from the shapes backends send: the Salesforce family's
 // [{"errorCode", "message"}], an object with "message" or Spring's "error"
 // (and "errorCode"), else the text itself; the status text when the body
-// says nothing.
+// says nothing. Flowable's error body, {"message": "Forbidden", "exception":
+// "Cannot delete a task that is part of a process instance."}, gives the
+// message "Forbidden: Cannot delete ...": its message is a fixed word per
+// status and the exception says what happened.
 func ReadStatusError(upstream string, resp *http.Response) *Error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorAnswer))
 	code, msg := errorOf(body)
@@ -54,15 +57,26 @@ func errorOf(body []byte) (code, msg string) {
 		ErrorCode string `json:"errorCode"`
 		Message   string `json:"message"`
 		Error     string `json:"error"`
+		Exception string `json:"exception"`
+	}
+	text := func(s shape) string {
+		msg, exc := strings.TrimSpace(cmp.Or(s.Message, s.Error)), strings.TrimSpace(s.Exception)
+		if exc == "" || exc == msg {
+			return TrimMessage(msg)
+		}
+		if msg == "" {
+			return TrimMessage(exc)
+		}
+		return TrimMessage(msg + ": " + exc)
 	}
 	body = bytes.TrimSpace(body)
 	var list []shape
 	if json.Unmarshal(body, &list) == nil && len(list) > 0 {
-		return list[0].ErrorCode, TrimMessage(cmp.Or(list[0].Message, list[0].Error))
+		return list[0].ErrorCode, text(list[0])
 	}
 	var one shape
 	if json.Unmarshal(body, &one) == nil && one != (shape{}) {
-		return one.ErrorCode, TrimMessage(cmp.Or(one.Message, one.Error))
+		return one.ErrorCode, text(one)
 	}
 	return "", TrimMessage(string(body))
 }

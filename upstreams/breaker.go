@@ -58,9 +58,14 @@ func readyToTrip(s BreakerSettings) func(gobreaker.Counts) bool {
 	}
 }
 
-// isExcluded keeps calls the gateway's own client abandoned out of the
-// counts: a burst of impatient clients says nothing about the backend.
+// isExcluded keeps out of the counts calls the gateway's own client
+// abandoned (a burst of impatient clients says nothing about the backend),
+// 5xx answers the caller explained (WithFailureCheck), and an attempt
+// refused for an ended session, renewed and sent again.
 func isExcluded(err error) bool {
+	if err == errStaleToken || err == errExplained {
+		return true
+	}
 	ue := AsError(err)
 	return ue != nil && ue.Kind == KindCanceled
 }

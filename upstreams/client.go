@@ -35,13 +35,30 @@ type Client struct {
 	bulkhead *bulkhead
 	retry    *retrier
 	obs      Observer
+	// refusal says which 403s are business refusals (see ClassifyStatus).
+	refusal BusinessRefusal
+	// tokens, when not nil, supplies the bearer token (OAuth).
+	tokens *Tokens
 }
+
+// Option sets a part of a Client that is code rather than settings.
+type Option func(*Client)
+
+// WithBusinessRefusal makes the 403s that f recognises reach the adapter as
+// rejections (KindRejected 403) instead of credential failures. Without it
+// every 403 is a failure of the gateway's credentials (ClassifyStatus).
+func WithBusinessRefusal(f BusinessRefusal) Option { return func(c *Client) { c.refusal = f } }
+
+// WithTokens makes the client send t's access token as its bearer token,
+// instead of Settings.Auth.BearerToken, and renew it once when the backend
+// answers 401 (see Do).
+func WithTokens(t *Tokens) Option { return func(c *Client) { c.tokens = t } }
 
 // NewClient builds the client of upstream name. s is validated (the errors
 // are *FieldError, joined, with paths under "upstreams.<name>") and its zero
 // fields take their defaults. obs may be nil; it is called synchronously and
 // must not block.
-func NewClient(name string, s Settings, obs Observer) (*Client, error) {
+func NewClient(name string, s Settings, obs Observer, opts ...Option) (*Client, error) {
 	if errs := s.Validate("upstreams." + name); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -62,6 +79,9 @@ func NewClient(name string, s Settings, obs Observer) (*Client, error) {
 		obs:       obs,
 	}
 	c.bounded, _ = c.transport.(deadlineTransport)
+	for _, o := range opts {
+		o(c)
+	}
 	return c, nil
 }
 
@@ -79,7 +99,13 @@ func (c *Client) BreakerState() string { return c.breaker.state() }
 func (c *Client) Close() { c.transport.CloseIdleConnections() }
 
 // Do sends req and implements Doer. It returns a response only for 1xx-4xx
-// answers; every failure is an *Error (see StatusFor). The response's Body
+// answers the adapter must read (a business refusal among the 403s);
+// 401, other 403s, 410, 429 and every 5xx are an *Error classified by
+// ClassifyStatus, and every other failure is an *Error too (see StatusFor).
+// With Tokens, a 401 renews the token once and sends the request again,
+// whatever its method (the backend refused it before running it); a
+// request whose body cannot be produced again (no GetBody) is then a
+// KindCredentials failure. The response's Body
 // must be closed: closing it ends the call, releasing its bulkhead slot and
 // timeout and reporting its outcome. A read error on that Body is an *Error
 // too (KindFailed, KindTimeout or KindCanceled).
@@ -189,9 +215,10 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 	c := k.c
 	canRetry := !noRetry && replayable(req)
 	var last *Error
+	renewed := false
 	for attempt := 1; ; attempt++ {
 		out := k.outgoing(req)
-		if attempt > 1 && req.GetBody != nil {
+		if (attempt > 1 || renewed) && req.GetBody != nil {
 			b, err := req.GetBody()
 			if err != nil {
 				return nil, nil, last
@@ -211,6 +238,17 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			return nil, nil, open
 		}
 		prepare(actx, out.Header, c.creds)
+		var tok *accessToken
+		if c.tokens != nil {
+			var terr *Error
+			if tok, terr = c.tokens.token(k.parent); terr != nil {
+				endAttempt(span, 0, terr)
+				closeRequestBody(out)
+				done(terr)
+				return nil, nil, terr
+			}
+			tok.apply(out)
+		}
 
 		resp, err := k.roundTrip(out)
 		switch {
@@ -218,8 +256,32 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			last = k.classify(err)
 		case resp.StatusCode < http.StatusOK || resp.StatusCode > 599:
 			last = malformedStatus(c.name, resp)
+		case resp.StatusCode == http.StatusUnauthorized && tok != nil && !renewed:
+			// The session ended (INVALID_SESSION_ID): renew the token once
+			// and send again, as the backend ran nothing.
+			drainAndClose(resp)
+			done(errStaleToken)
+			endAttempt(span, resp.StatusCode, nil)
+			c.tokens.invalidate(tok)
+			renewed = true
+			if out.Body != nil && out.Body != http.NoBody && req.GetBody == nil {
+				return nil, nil, &Error{Upstream: c.name, Kind: KindCredentials, Status: http.StatusUnauthorized,
+					Message: "the backend refused the access token and the request body cannot be sent again"}
+			}
+			attempt--
+			continue
+		case classifiedStatus(resp.StatusCode):
+			if last = c.classifyAnswer(out, resp); last == nil {
+				k.span = span
+				return resp, done, nil // a business refusal: the adapter reads it
+			}
 		case resp.StatusCode >= http.StatusInternalServerError:
 			last = statusError(c.name, resp)
+			if explainedFailure(k.parent, last) {
+				done(errExplained)
+				endAttempt(span, 0, last)
+				return nil, nil, last
+			}
 		default:
 			k.span = span // ended with the call, once its body is read
 			return resp, done, nil
@@ -227,7 +289,10 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		done(last)
 		endAttempt(span, 0, last)
 
-		retryable := last.Kind == KindFailed && (last.Status == 0 || retryableStatus(last.Status)) ||
+		// A 503 is tried again like a 502 (an overloaded instance behind a
+		// balancer); a 429 or REQUEST_LIMIT_EXCEEDED is not: the backend
+		// asked for fewer calls, not more.
+		retryable := (last.Kind == KindFailed || last.Kind == KindLimited) && (last.Status == 0 || retryableStatus(last.Status)) ||
 			last.Kind == KindTimeout && !k.expired()
 		if !canRetry || !retryable || attempt >= c.retry.attempts || !c.retry.spend() {
 			return nil, nil, last
@@ -239,6 +304,13 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			return nil, nil, last
 		}
 	}
+}
+
+// drainAndClose reads what is left of an answer the call does not use, up
+// to a bound, so its connection can serve the next attempt.
+func drainAndClose(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
+	_ = resp.Body.Close()
 }
 
 // outgoing is the request of one attempt: a shallow copy of req bound to

@@ -134,7 +134,7 @@ func TestDoRetriesWithinTheDeadline(t *testing.T) {
 			}
 		}, backoff: time.Millisecond, hits: 2},
 		{desc: "backoff that would outlive the deadline is not slept", handler: func() http.HandlerFunc {
-			return failFirst(1, http.StatusServiceUnavailable)
+			return failFirst(1, http.StatusBadGateway)
 		},
 			backoff: time.Hour, hits: 1, want: KindFailed},
 	}

@@ -55,14 +55,14 @@ func TestRetries(t *testing.T) {
 		{desc: "GET gives up after its attempts", method: http.MethodGet, handler: failFirst(9, 504), attempts: 3, wantHits: 3, wantKind: KindFailed},
 		{desc: "GET not after 500", method: http.MethodGet, handler: failFirst(1, 500), wantHits: 1, wantKind: KindFailed},
 		{desc: "PUT replays its body", method: http.MethodPut, body: "payload", handler: failFirst(1, 503), wantHits: 2},
-		{desc: "PUT whose body cannot be replayed", method: http.MethodPut, body: "payload", noReplay: true, handler: failFirst(1, 503), wantHits: 1, wantKind: KindFailed},
-		{desc: "POST never", method: http.MethodPost, body: "payload", handler: failFirst(1, 503), wantHits: 1, wantKind: KindFailed},
+		{desc: "PUT whose body cannot be replayed", method: http.MethodPut, body: "payload", noReplay: true, handler: failFirst(1, 502), wantHits: 1, wantKind: KindFailed},
+		{desc: "POST never", method: http.MethodPost, body: "payload", handler: failFirst(1, 502), wantHits: 1, wantKind: KindFailed},
 		{desc: "PATCH never", method: http.MethodPatch, handler: failFirst(1, 0), wantHits: 1, wantKind: KindFailed},
 		{desc: "POST with an Idempotency-Key", method: http.MethodPost, body: "payload", header: "Idempotency-Key", handler: failFirst(1, 503), wantHits: 2},
 		{desc: "PATCH with an X-Idempotency-Key", method: http.MethodPatch, header: "X-Idempotency-Key", handler: failFirst(1, 0), wantHits: 2},
 		{desc: "POST with an Idempotency-Key but a body that cannot be replayed", method: http.MethodPost, body: "payload",
-			header: "Idempotency-Key", noReplay: true, handler: failFirst(1, 503), wantHits: 1, wantKind: KindFailed},
-		{desc: "route turned retries off", method: http.MethodGet, noRetry: true, handler: failFirst(1, 503), wantHits: 1, wantKind: KindFailed},
+			header: "Idempotency-Key", noReplay: true, handler: failFirst(1, 502), wantHits: 1, wantKind: KindFailed},
+		{desc: "route turned retries off", method: http.MethodGet, noRetry: true, handler: failFirst(1, 502), wantHits: 1, wantKind: KindFailed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -130,7 +130,7 @@ func TestRetryBudgetCapsRetries(t *testing.T) {
 
 func TestRetryStopsWhenBreakerOpens(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, answer(http.StatusServiceUnavailable, "overloaded"))
+	f := newFake(t, answer(http.StatusBadGateway, "overloaded"))
 	s := testSettings(f.srv.URL)
 	s.Breaker = BreakerSettings{ConsecutiveFailures: 1, OpenTimeout: time.Hour}
 	s.Retry = RetrySettings{Attempts: 5, Backoff: time.Millisecond, Budget: 1}
@@ -140,7 +140,7 @@ func TestRetryStopsWhenBreakerOpens(t *testing.T) {
 	ue := AsError(err)
 	require.NotNil(t, ue)
 	assert.Equal(t, KindFailed, ue.Kind, "the backend's own answer, not the breaker's")
-	assert.Equal(t, http.StatusServiceUnavailable, ue.Status)
+	assert.Equal(t, http.StatusBadGateway, ue.Status)
 	assert.Equal(t, "overloaded", ue.Message)
 	assert.EqualValues(t, 1, f.hits.Load())
 	assert.Equal(t, "open", c.BreakerState())

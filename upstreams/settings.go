@@ -1,6 +1,9 @@
 package upstreams
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Settings configure one upstream. They are decoded from config.yaml
 // (upstreams.<name>) and compared on reload: a client whose Settings did not
@@ -86,4 +89,69 @@ type AuthSettings struct {
 	// Headers are extra credential headers, name -> value (the data API's
 	// gateway key, application and provider names).
 	Headers map[string]string `yaml:"headers"`
+	// OAuth, when its flow is set, obtains the bearer token from a token
+	// endpoint and renews it (BearerToken is then not sent). Upstreams with
+	// equal OAuth settings share one token. Default: no flow. A change
+	// rebuilds the upstream's client on reload (a new token is fetched).
+	OAuth OAuthSettings `yaml:"oauth"`
+}
+
+// OAuthSettings configure how an upstream obtains its access token, through
+// golang.org/x/oauth2. The token answer's instance_url, when present,
+// replaces the scheme and host of the upstream's url for every call.
+type OAuthSettings struct {
+	// Flow is jwt-bearer (ClientID, Username, PrivateKeyFile),
+	// client-credentials (ClientID, ClientSecret) or refresh-token
+	// (ClientID, RefreshToken, and ClientSecret when the client has one).
+	// Empty: no OAuth, the static BearerToken is sent.
+	Flow string `yaml:"flow"`
+	// TokenURL is the token endpoint, such as
+	// https://login.salesforce.com/services/oauth2/token.
+	TokenURL string `yaml:"tokenURL"`
+	// ClientID is the connected app's consumer key (the JWT's iss).
+	ClientID string `yaml:"clientID"`
+	// ClientSecret is the connected app's consumer secret.
+	ClientSecret string `yaml:"clientSecret"`
+	// Username is the user the JWT bearer flow acts as (the JWT's sub).
+	Username string `yaml:"username"`
+	// PrivateKeyFile is a PEM file holding the RSA key that signs the JWT
+	// (read at start).
+	PrivateKeyFile string `yaml:"privateKeyFile"`
+	// Audience is the JWT's aud. Default: the scheme and host of TokenURL
+	// (https://login.salesforce.com, or https://test.salesforce.com for a
+	// Salesforce sandbox org).
+	Audience string `yaml:"audience"`
+	// RefreshToken is the refresh token of the refresh-token flow.
+	RefreshToken string `yaml:"refreshToken"`
+}
+
+// validate reports the problems of o with paths under path.
+func (o OAuthSettings) validate(path string) []error {
+	var errs []error
+	need := func(key, value string) {
+		if value == "" {
+			errs = append(errs, &FieldError{Path: path + "." + key, Problem: "required for flow " + o.Flow})
+		}
+	}
+	switch o.Flow {
+	case "":
+		return nil
+	case FlowJWTBearer:
+		need("clientID", o.ClientID)
+		need("username", o.Username)
+		need("privateKeyFile", o.PrivateKeyFile)
+	case FlowClientCredentials:
+		need("clientID", o.ClientID)
+		need("clientSecret", o.ClientSecret)
+	case FlowRefreshToken:
+		need("clientID", o.ClientID)
+		need("refreshToken", o.RefreshToken)
+	default:
+		return []error{&FieldError{Path: path + ".flow", Problem: fmt.Sprintf("must be %s, %s or %s, not %q",
+			FlowJWTBearer, FlowClientCredentials, FlowRefreshToken, o.Flow)}}
+	}
+	if problem := checkURL(o.TokenURL); problem != "" || o.TokenURL == SandboxURL {
+		errs = append(errs, &FieldError{Path: path + ".tokenURL", Problem: "must be an absolute http(s) URL"})
+	}
+	return errs
 }

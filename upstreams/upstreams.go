@@ -66,6 +66,16 @@ const (
 	// KindInvalid: the backend answered 2xx with a body the adapter cannot
 	// read (502).
 	KindInvalid
+	// KindCredentials: the backend refused the gateway's own credentials or
+	// permissions (401, a 403 that is not a business refusal), or a new
+	// access token could not be had (502). Never the client's fault.
+	KindCredentials
+	// KindLimited: the backend is rate-limiting or overloaded (429, 503,
+	// REQUEST_LIMIT_EXCEEDED): 503 with RetryAfter.
+	KindLimited
+	// KindRetired: the backend retired the resource or the API version the
+	// gateway is configured for (410): 502.
+	KindRetired
 )
 
 // String names the kind for logs and the upstream-call metric's outcome label.
@@ -85,6 +95,12 @@ func (k Kind) String() string {
 		return "canceled"
 	case KindInvalid:
 		return "invalid"
+	case KindCredentials:
+		return "credentials"
+	case KindLimited:
+		return "limited"
+	case KindRetired:
+		return "retired"
 	}
 	return "unknown"
 }
@@ -103,7 +119,8 @@ type Error struct {
 	// Code is the backend's error code when it gave one (MALFORMED_QUERY,
 	// NOT_FOUND, ...).
 	Code string
-	// RetryAfter is, for KindOpen, how long until the breaker half-opens.
+	// RetryAfter is, for KindOpen, how long until the breaker half-opens;
+	// for KindLimited, the backend's Retry-After (or a computed one).
 	RetryAfter time.Duration
 	// Err is the underlying error, if any.
 	Err error
@@ -163,8 +180,9 @@ func (nopObserver) BreakerChanged(string, string, string)  {}
 
 // StatusFor maps an error of a call to the status the gateway answers with,
 // in one place: KindCanceled 499 (logged only; the client is gone),
-// KindTimeout 504, KindOpen and KindBulkheadFull 503, KindRejected the
-// backend's status, everything else 502. nil is 200.
+// KindTimeout 504, KindOpen, KindBulkheadFull and KindLimited 503,
+// KindRejected the backend's status, everything else (KindCredentials and
+// KindRetired included) 502. nil is 200.
 func StatusFor(err error) int {
 	if err == nil {
 		return http.StatusOK
@@ -175,7 +193,7 @@ func StatusFor(err error) int {
 			return StatusClientClosedRequest
 		case KindTimeout:
 			return http.StatusGatewayTimeout
-		case KindOpen, KindBulkheadFull:
+		case KindOpen, KindBulkheadFull, KindLimited:
 			return http.StatusServiceUnavailable
 		case KindRejected:
 			if ue.Status >= 400 && ue.Status < 500 {

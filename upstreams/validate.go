@@ -32,7 +32,24 @@ const (
 const MaxRetryAttempts = 10
 
 // SandboxURL is the Settings.URL that selects the embedded reference server.
+// "sandbox:<flavour>" selects another flavour of it (for the accounts
+// contract, "sandbox:original" behaves as the original account controller);
+// which flavours exist is the sandbox's to say when it starts.
 const SandboxURL = "sandbox"
+
+// SandboxFlavour reports whether url selects the embedded reference server
+// and which flavour of it: "" for "sandbox", the word after the colon for
+// "sandbox:<flavour>" (lower-case letters and digits).
+func SandboxFlavour(url string) (flavour string, ok bool) {
+	if url == SandboxURL {
+		return "", true
+	}
+	f, found := strings.CutPrefix(url, SandboxURL+":")
+	if !found || f == "" || strings.Trim(f, "abcdefghijklmnopqrstuvwxyz0123456789") != "" {
+		return "", false
+	}
+	return f, true
+}
 
 // Settings.Transport values.
 const (
@@ -147,6 +164,7 @@ func (s Settings) Validate(path string) []error {
 	for _, e := range s.Auth.validate() {
 		bad("auth."+e.Path, e.Problem)
 	}
+	errs = append(errs, s.Auth.OAuth.validate(path+".auth.oauth")...)
 	return errs
 }
 
@@ -156,8 +174,8 @@ func inUnitInterval(f float64) bool {
 
 // checkURL returns what is wrong with a configured upstream URL, or "".
 func checkURL(raw string) string {
-	const want = `must be "sandbox" or an absolute http(s) URL`
-	if raw == SandboxURL {
+	const want = `must be "sandbox", "sandbox:<flavour>" or an absolute http(s) URL`
+	if _, ok := SandboxFlavour(raw); ok {
 		return ""
 	}
 	u, err := url.Parse(raw)

@@ -42,14 +42,19 @@ func TestValidate(t *testing.T) {
 		want []string
 	}{
 		{desc: "sandbox with defaults", s: Settings{URL: "sandbox"}},
+		{desc: "a flavour of the sandbox", s: Settings{URL: "sandbox:original"}},
+		{desc: "a sandbox flavour without a name", s: Settings{URL: "sandbox:"},
+			want: []string{`upstreams.a.url: must be "sandbox", "sandbox:<flavour>" or an absolute http(s) URL`}},
+		{desc: "a sandbox flavour in capitals", s: Settings{URL: "sandbox:Original"},
+			want: []string{`upstreams.a.url: must be "sandbox", "sandbox:<flavour>" or an absolute http(s) URL`}},
 		{desc: "https with everything set", s: Settings{
 			URL: "https://crm.example.com/api", Timeout: time.Second,
 			Breaker: BreakerSettings{FailureRatio: 1}, Retry: RetrySettings{Attempts: 10, Budget: 1},
 			Auth: AuthSettings{Username: "u", Password: "p", Headers: map[string]string{"X-Key": "k"}},
 		}},
-		{desc: "missing url", s: Settings{}, want: []string{`upstreams.a.url: must be "sandbox" or an absolute http(s) URL`}},
-		{desc: "relative url", s: Settings{URL: "/api"}, want: []string{`upstreams.a.url: must be "sandbox" or an absolute http(s) URL`}},
-		{desc: "other scheme", s: Settings{URL: "ftp://host"}, want: []string{`upstreams.a.url: must be "sandbox" or an absolute http(s) URL`}},
+		{desc: "missing url", s: Settings{}, want: []string{`upstreams.a.url: must be "sandbox", "sandbox:<flavour>" or an absolute http(s) URL`}},
+		{desc: "relative url", s: Settings{URL: "/api"}, want: []string{`upstreams.a.url: must be "sandbox", "sandbox:<flavour>" or an absolute http(s) URL`}},
+		{desc: "other scheme", s: Settings{URL: "ftp://host"}, want: []string{`upstreams.a.url: must be "sandbox", "sandbox:<flavour>" or an absolute http(s) URL`}},
 		{desc: "credentials in url", s: Settings{URL: "http://u:p@host"}, want: []string{"upstreams.a.url: must not carry credentials; use auth"}},
 		{desc: "query in url", s: Settings{URL: "http://host/?a=1"}, want: []string{"upstreams.a.url: must not have a query or fragment"}},
 		{desc: "every problem at once", s: Settings{
@@ -135,4 +140,20 @@ func FuzzIsToken(f *testing.F) {
 			assert.NotContains(t, `"(),/:;<=>?@[\]{}`, string(r))
 		}
 	})
+}
+
+func TestSandboxFlavour(t *testing.T) {
+	t.Parallel()
+	for url, want := range map[string]struct {
+		flavour string
+		ok      bool
+	}{
+		"sandbox": {"", true}, "sandbox:original": {"original", true}, "sandbox:v2": {"v2", true},
+		"sandbox:": {"", false}, "sandbox:Original": {"", false}, "sandbox:a/b": {"", false},
+		"sandboxes": {"", false}, "http://sandbox": {"", false}, "": {"", false},
+	} {
+		flavour, ok := SandboxFlavour(url)
+		assert.Equal(t, want.flavour, flavour, url)
+		assert.Equal(t, want.ok, ok, url)
+	}
 }

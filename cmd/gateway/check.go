@@ -35,7 +35,28 @@ func check(path string, stdout, stderr io.Writer, getenv func(string) string) in
 		return 1
 	}
 	printTable(stdout, cfg, table)
+	printTieBreaks(stdout, table)
 	return 0
+}
+
+// printTieBreaks lists the derived names of declared models that several
+// fields claimed, and what each field got. Types known only from the data
+// upstream's describe are reported in the log when first mapped.
+func printTieBreaks(w io.Writer, t *routes.Table) {
+	var lines []string
+	for name, m := range t.Models {
+		for _, tb := range m.TieBreaks {
+			lines = append(lines, "  models."+name+" "+tb)
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	sort.Strings(lines)
+	fmt.Fprintln(w, "\nTie-breaks of colliding derived names (override with models.<type>.versions.<version>.mapKeys):")
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
 }
 
 func printTable(w io.Writer, cfg *config.Config, t *routes.Table) {

@@ -28,6 +28,7 @@ func TestCheckGolden(t *testing.T) {
 		{desc: "valid config prints the route table", file: "good.yaml", code: 0},
 		{desc: "unknown keys", file: "unknown_key.yaml", code: 1},
 		{desc: "key map collision", file: "keymap_collision.yaml", code: 1},
+		{desc: "colliding derived names are listed with their tie-break", file: "tiebreak.yaml", code: 0},
 		{desc: "produces map that cannot be reversed", file: "produces_not_reversible.yaml", code: 1},
 		{desc: "unknown upstream", file: "unknown_upstream.yaml", code: 1},
 		{desc: "duplicate route", file: "duplicate_route.yaml", code: 1},

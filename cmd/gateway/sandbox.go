@@ -18,7 +18,7 @@ var errNoSandbox = errors.New(`"sandbox" needs a build with the sandbox (this bi
 
 // sandboxServer is the running embedded sandbox (sandbox.Server).
 type sandboxServer interface {
-	URL(name string) (string, error)
+	URL(name, flavour string) (string, error)
 	Close(ctx context.Context) error
 }
 
@@ -32,7 +32,7 @@ type sandboxes struct {
 	srv     sandboxServer
 }
 
-func (s *sandboxes) url(name string) (string, error) {
+func (s *sandboxes) url(name, flavour string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.srv == nil {
@@ -42,7 +42,7 @@ func (s *sandboxes) url(name string) (string, error) {
 		}
 		s.srv = srv
 	}
-	return s.srv.URL(name)
+	return s.srv.URL(name, flavour)
 }
 
 func (s *sandboxes) close() {
@@ -56,7 +56,8 @@ func (s *sandboxes) close() {
 }
 
 // sandboxProblems lists, by key path and in name order, every upstream of
-// ups whose url is "sandbox" when built says this binary has no sandbox;
+// ups whose url is "sandbox" (or a flavour of it) when built says this
+// binary has no sandbox;
 // nil otherwise.
 func sandboxProblems(ups map[string]upstreams.Settings, built bool) []error {
 	if built {
@@ -64,7 +65,7 @@ func sandboxProblems(ups map[string]upstreams.Settings, built bool) []error {
 	}
 	var names []string
 	for name, s := range ups {
-		if s.URL == upstreams.SandboxURL {
+		if _, ok := upstreams.SandboxFlavour(s.URL); ok {
 			names = append(names, name)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 func TestSandboxProblems(t *testing.T) {
 	t.Parallel()
 	ups := map[string]upstreams.Settings{
-		"workflow": {URL: "sandbox"}, "accounts": {URL: "sandbox"}, "data": {URL: "https://data.internal"},
+		"workflow": {URL: "sandbox"}, "accounts": {URL: "sandbox:original"}, "data": {URL: "https://data.internal"},
 	}
 	tests := []struct {
 		desc  string

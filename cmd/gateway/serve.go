@@ -76,6 +76,7 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	if err != nil {
 		return err
 	}
+	gw.CheckVersions(ctx)
 	tlsCfg, fingerprint, err := server.TLSConfig(cfg.Server.TLS, time.Now())
 	if err != nil {
 		return err

@@ -94,7 +94,7 @@ func TestSmokeRunCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out, log bytes.Buffer
-	code := run(ctx, []string{"-smoke", "-json", "-std=false", "-cluster"}, &out, &log)
+	code := run(ctx, []string{"-smoke", "-json", "-cluster", "-std=false"}, &out, &log)
 	require.Equal(t, 0, code, log.String())
 	var rep report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())

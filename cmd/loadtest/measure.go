@@ -111,7 +111,7 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		}
 	})
 	defer stopGateways()
-	gw, err := startGateway(ctx, bin, filepath.Join(dir, "gateway"), o.host, "fast", backend.url, lines.url, env)
+	gw, err := startGateway(ctx, bin, filepath.Join(dir, "gateway-fast"), o.host, "fast", backend.url, lines.url, env)
 	if err != nil {
 		return nil, err
 	}

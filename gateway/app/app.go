@@ -49,6 +49,18 @@ type Gateway struct {
 	// stop ends what the build started in the background (the JWKS
 	// refresh).
 	stop context.CancelFunc
+	// checkVersions is CheckVersions.
+	checkVersions func(context.Context)
+}
+
+// CheckVersions checks, in the background, the API version of every data
+// upstream against the versions its backend offers, logging a warning when
+// it is not offered or is retired or announced for retirement. The gateway
+// runs it once at start.
+func (g *Gateway) CheckVersions(ctx context.Context) {
+	if g != nil && g.checkVersions != nil {
+		g.checkVersions(ctx)
+	}
 }
 
 // Close stops the background work of a gateway that no longer serves new
@@ -69,7 +81,7 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 	if now == nil {
 		now = time.Now
 	}
-	ups, err := sh.Upstreams.Resolve(cfg.Upstreams)
+	ups, err := sh.Upstreams.ResolveFor(cfg.Upstreams, refusalKinds(cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -91,14 +103,21 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 		Logger:               sh.Logger,
 		Now:                  now,
 	})
-	env := kindEnv{cfg: cfg, table: table, upstreams: ups, shared: sh}
+	for name, m := range table.Models {
+		if len(m.TieBreaks) > 0 && sh.Logger != nil {
+			sh.Logger.Warn("derived field names collide: tie-breaks applied (override with models.<type>.versions.<version>.mapKeys)",
+				"type", name, "tiebreaks", m.TieBreaks)
+		}
+	}
+	env := newKindEnv(cfg, table, ups, sh)
 	mux, err := router.New(table, router.Options{Kinds: env.kinds(), Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes})
 	if err != nil {
 		stop()
 		return nil, err
 	}
+
 	h := chain(mux, cfg, sh, authn, w, now)
-	return &Gateway{Config: cfg, Table: table, Handler: h, stop: stop}, nil
+	return &Gateway{Config: cfg, Table: table, Handler: h, stop: stop, checkVersions: env.checkVersions}, nil
 }
 
 // chain is the one place the middleware order is decided. The first layer

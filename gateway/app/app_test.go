@@ -80,7 +80,7 @@ func newHarness(t *testing.T, yaml string, env map[string]string) *harness {
 	sh := &Shared{
 		Logger: discardLogger(), Metrics: m, CallLog: log,
 		Duplicates: duplicates.New(time.Minute, 1000),
-		Upstreams: NewUpstreamSet(m, func(string) (string, error) {
+		Upstreams: NewUpstreamSet(m, func(string, string) (string, error) {
 			return "", errors.New("no sandbox in this test")
 		}),
 	}

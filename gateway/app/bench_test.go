@@ -72,7 +72,7 @@ func benchGatewayWith(tb testing.TB, list []byte, tracer trace.Tracer) (http.Han
 	sh := &Shared{
 		Logger: discardLogger(), Metrics: m, CallLog: shipper,
 		Duplicates: duplicates.New(cfg.Log.DuplicateWindow, 1000),
-		Upstreams: NewUpstreamSet(m, func(string) (string, error) {
+		Upstreams: NewUpstreamSet(m, func(string, string) (string, error) {
 			return "", fmt.Errorf("no sandbox here")
 		}),
 		Tracer: tracer,

@@ -25,7 +25,7 @@ func TestCloseStopsBackgroundWork(t *testing.T) {
 	m, err := metrics.New(prometheus.NewRegistry(), metrics.BuildInfo{})
 	require.NoError(t, err)
 	sh := &Shared{Logger: discardLogger(), Metrics: m, CallLog: &recordingLog{}, Duplicates: duplicates.New(time.Minute, 10),
-		Upstreams: NewUpstreamSet(m, func(string) (string, error) { return "", errors.New("none") })}
+		Upstreams: NewUpstreamSet(m, func(string, string) (string, error) { return "", errors.New("none") })}
 	// Keep-alive connections to the key server are not background work.
 	ignore := []goleak.Option{goleak.IgnoreCurrent(), goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
 		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"), goleak.IgnoreAnyFunction("net/http.(*conn).serve")}

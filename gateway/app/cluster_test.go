@@ -42,7 +42,7 @@ func clusterGateway(t *testing.T, srv *redistest.Server, extra map[string]string
 	sh := &Shared{
 		Logger: discardLogger(), Metrics: m, CallLog: rec, Cluster: store,
 		Duplicates: store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, 100)),
-		Upstreams:  NewUpstreamSet(m, func(string) (string, error) { return "", errors.New("no sandbox") }),
+		Upstreams:  NewUpstreamSet(m, func(string, string) (string, error) { return "", errors.New("no sandbox") }),
 	}
 	gw, err := Build(t.Context(), cfg, tabled(t, cfg), sh)
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -31,6 +32,45 @@ type kindEnv struct {
 	table     *routes.Table
 	upstreams map[string]Upstream
 	shared    *Shared
+	// dataBackends hands out one data.Backend per upstream, shared by its
+	// data, proxy and model routes.
+	dataBackends router.Resolver[*data.Backend]
+}
+
+// newKindEnv is the environment of one build.
+func newKindEnv(cfg *config.Config, table *routes.Table, ups map[string]Upstream, sh *Shared) kindEnv {
+	return kindEnv{cfg: cfg, table: table, upstreams: ups, shared: sh,
+		dataBackends: data.Backends(resolver(ups, func(up Upstream) (*data.Backend, error) {
+			return data.NewBackend(up.BaseURL, up.Client.Settings().Options, up.Client, 0, sh.Logger)
+		}))}
+}
+
+// dataUpstreams are the upstreams that data routes use, and the describe
+// upstream: their answers are the data API's typed records.
+func (e kindEnv) dataUpstreams() map[string]bool {
+	out := map[string]bool{DescribeUpstream: true}
+	for _, r := range e.cfg.Routes {
+		if r.Kind == config.KindData {
+			out[r.Upstream] = true
+		}
+	}
+	return out
+}
+
+// checkVersions checks, in the background, the API version of every
+// upstream that data routes use against what its backend offers, logging
+// what an operator must hear (data.Backend.CheckVersion).
+func (e kindEnv) checkVersions(ctx context.Context) {
+	seen := map[string]bool{}
+	for _, r := range e.cfg.Routes {
+		if r.Kind != config.KindData || seen[r.Upstream] {
+			continue
+		}
+		seen[r.Upstream] = true
+		if b, err := e.dataBackends(r.Upstream); err == nil {
+			go b.CheckVersion(ctx, r.Upstream)
+		}
+	}
 }
 
 // kinds maps every route kind to the factory of its handlers.
@@ -38,12 +78,14 @@ func (e kindEnv) kinds() map[string]router.Factory {
 	maxDepth := e.cfg.Server.Limits.MaxJSONDepth
 	accountOpts := accounts.Options{MaxDepth: maxDepth}
 	accountClients := resolver(e.upstreams, func(up Upstream) (*upaccounts.Client, error) {
-		return upaccounts.New(up.BaseURL, up.Client), nil
+		opts, errs := upaccounts.ParseOptions(up.Client.Settings().Options)
+		if len(errs) > 0 { // the route table refused them already
+			return nil, fmt.Errorf("upstreams.%s.options.%s", up.Client.Name(), errs[0])
+		}
+		return upaccounts.New(up.BaseURL, up.Client, opts), nil
 	})
-	dataBackends := data.Backends(resolver(e.upstreams, func(up Upstream) (*data.Backend, error) {
-		return data.NewBackend(up.BaseURL, up.Client.Settings().Options, up.Client, 0)
-	}))
-	var fields settings.FieldSource
+	dataBackends := e.dataBackends
+	var fields settings.KeyMapSource
 	if b, err := dataBackends(DescribeUpstream); err == nil {
 		fields = b
 	}
@@ -55,7 +97,7 @@ func (e kindEnv) kinds() map[string]router.Factory {
 		config.KindAccount:   accounts.Item(accountClients, accountOpts),
 		config.KindWorkflow: workflow.New(resolver(e.upstreams, func(up Upstream) (*upworkflow.Client, error) {
 			return upworkflow.New(up.BaseURL, up.Client), nil
-		}), maxDepth),
+		}), e.table, maxDepth),
 		config.KindData: data.New(dataBackends, e.table, data.Options{MaxDepth: maxDepth}),
 		config.KindFiles: files.New(resolver(e.upstreams, func(up Upstream) (*upfiles.Client, error) {
 			opts := up.Client.Settings().Options
@@ -65,8 +107,14 @@ func (e kindEnv) kinds() map[string]router.Factory {
 			return feed.New(up.BaseURL, up.Client), nil
 		}), messages.Options{}),
 		config.KindProxy: proxy.New(resolver(e.upstreams, func(up Upstream) (proxy.Backend, error) {
-			return proxy.Backend{Doer: up.Client, BaseURL: up.BaseURL}, nil
-		}), proxy.Options{MaxDepth: maxDepth}),
+			b := proxy.Backend{Doer: up.Client, BaseURL: up.BaseURL, APIVersion: up.Client.Settings().Options["apiVersion"]}
+			if e.dataUpstreams()[up.Client.Name()] {
+				if records, err := dataBackends(up.Client.Name()); err == nil {
+					b.Records, b.APIVersion = records, records.APIVersion()
+				}
+			}
+			return b, nil
+		}), proxy.Options{MaxDepth: maxDepth, Table: e.table}),
 	}
 }
 

@@ -44,7 +44,7 @@ func newObsGateway(t *testing.T, yaml string, env map[string]string, tracer trac
 	log := &recordingLog{}
 	sh := &Shared{
 		Logger: discardLogger(), Metrics: m, CallLog: log, Duplicates: duplicates.New(time.Minute, 1000),
-		Upstreams: NewUpstreamSet(m, func(string) (string, error) { return "", errors.New("no sandbox in this test") }),
+		Upstreams: NewUpstreamSet(m, func(string, string) (string, error) { return "", errors.New("no sandbox in this test") }),
 		Tracer:    tracer, Now: now,
 	}
 	gw, err := Build(context.Background(), cfg, tabled(t, cfg), sh)

@@ -196,7 +196,7 @@ func buildFrom(t *testing.T, cfg *config.Config, logger *slog.Logger, extra midd
 	sh := &Shared{
 		Logger: logger, Metrics: m, CallLog: teeLog{rec: rec, extra: extra},
 		Duplicates: duplicates.New(time.Minute, 1000),
-		Upstreams: NewUpstreamSet(m, func(string) (string, error) {
+		Upstreams: NewUpstreamSet(m, func(string, string) (string, error) {
 			return "", errors.New("no sandbox in this test")
 		}),
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/mapping"
 	"github.com/restgate/gateway/upstreams"
 )
 
@@ -89,6 +90,10 @@ type Result struct {
 	// "mapKeys" member after the result (the published key map);
 	// mapKeysFlag is then true.
 	MapKeys []byte
+	// Links, when not nil, rewrites or removes the backend addresses of
+	// JSON as the writer maps it (mapping.Options.Links), so that no
+	// backend host or path reaches the client.
+	Links *mapping.Links
 	// Page, when not nil, places a list result in the whole list; it is
 	// written as the envelope's "page" member after the result (see
 	// envelope.Page). Every handler that answers a part of a longer list

@@ -12,8 +12,9 @@ import (
 // backend's rejection (4xx) becomes rejectedID (SOBJECT_OPERATION_FAILED,
 // QUERY_OPERATION_FAILED, SEARCH_FAILED ...) with the backend's status; every
 // other failure is CALLOUT_FAILED with the status of upstreams.StatusFor:
-// 502 failed, 504 timeout, 503 open breaker (with Retry-After) or full
-// bulkhead, 499 when the client itself went away. Errors that are not
+// 502 failed (the gateway's credentials refused, a retired API version
+// included), 504 timeout, 503 open breaker or rate-limited backend (both
+// with Retry-After) or full bulkhead, 499 when the client itself went away. Errors that are not
 // upstream errors pass through unchanged.
 func Upstream(err error, rejectedID string) error {
 	if err == nil {
@@ -31,7 +32,7 @@ func Upstream(err error, rejectedID string) error {
 		return &envelope.Error{ID: rejectedID, Status: ue.Status, Cause: err}
 	}
 	e := &envelope.Error{ID: envelope.CalloutFailed, Status: upstreams.StatusFor(err), Cause: err}
-	if ue.Kind == upstreams.KindOpen {
+	if ue.Kind == upstreams.KindOpen || ue.Kind == upstreams.KindLimited {
 		secs := int((ue.RetryAfter + time.Second - 1) / time.Second) // whole seconds, rounded up
 		e.RetryAfter = max(secs, 1)
 	}

@@ -83,7 +83,7 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	if res.JSON == nil {
 		buf = append(buf, `""`...)
 	} else {
-		opts := mapping.Options{MaxDepth: w.cfg.MaxDepth, MaxOutput: w.cfg.MaxOutput}
+		opts := mapping.Options{MaxDepth: w.cfg.MaxDepth, MaxOutput: w.cfg.MaxOutput, Links: res.Links}
 		if o := c.Options; o != nil {
 			opts.DropNulls = o.DropNulls
 			if res.Form == InternalNames {

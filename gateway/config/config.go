@@ -233,6 +233,8 @@ const (
 	ActionTask               = "task"
 	ActionAssign             = "assign"
 	ActionClaim              = "claim"
+	ActionUnclaim            = "unclaim"
+	ActionDelegate           = "delegate"
 	ActionComplete           = "complete"
 )
 
@@ -253,7 +255,7 @@ const (
 func KindActions() map[string][]string {
 	return map[string][]string{
 		KindWorkflow: {ActionUser, ActionProcessDefinitions, ActionStartProcess, ActionTasks, ActionTask,
-			ActionAssign, ActionClaim, ActionComplete},
+			ActionAssign, ActionClaim, ActionUnclaim, ActionDelegate, ActionComplete},
 		KindData: {ActionVersions, ActionResources, ActionSObjects, ActionSObject, ActionDescribe, ActionQuery,
 			ActionQueryMore, ActionSearch},
 	}

@@ -57,7 +57,7 @@ func startGateway(t *testing.T, engine, backend string) string {
 	require.NoError(t, err)
 	logger := slog.New(slog.DiscardHandler)
 	sh := &app.Shared{Logger: logger, Metrics: m, CallLog: discardLog{}, Duplicates: duplicates.New(time.Minute, 1000),
-		Upstreams: app.NewUpstreamSet(m, func(string) (string, error) { return "", errors.New("no sandbox here") })}
+		Upstreams: app.NewUpstreamSet(m, func(string, string) (string, error) { return "", errors.New("no sandbox here") })}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	gw, err := app.Build(ctx, cfg, table, sh)

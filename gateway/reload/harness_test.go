@@ -86,7 +86,7 @@ func newGateway(t *testing.T, path, fake string) *gateway {
 	m, err := metrics.New(prometheus.NewRegistry(), metrics.BuildInfo{})
 	require.NoError(t, err)
 	sh := &app.Shared{Logger: discard(), Metrics: m, CallLog: nopLog{}, Duplicates: duplicates.New(time.Minute, 100),
-		Upstreams: app.NewUpstreamSet(m, func(string) (string, error) { return "", os.ErrNotExist })}
+		Upstreams: app.NewUpstreamSet(m, func(string, string) (string, error) { return "", os.ErrNotExist })}
 	cfg, table, err := routes.Load(path, nil)
 	require.NoError(t, err)
 	gw, err := app.Build(context.Background(), cfg, table, sh)

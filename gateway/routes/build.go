@@ -8,6 +8,7 @@ import (
 
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/mapping"
+	"github.com/restgate/gateway/upstreams/accounts"
 )
 
 // kindNeeds says what each route kind requires of its configuration.
@@ -45,6 +46,7 @@ func Build(cfg *config.Config) (*Table, error) {
 		errs = append(errs, err...)
 		t.Models[name] = m
 	}
+	errs = append(errs, upstreamOptions(cfg)...)
 	seen := make(map[string]string)
 	for i, rc := range cfg.Routes {
 		path := fmt.Sprintf("routes[%d]", i)
@@ -65,6 +67,30 @@ func Build(cfg *config.Config) (*Table, error) {
 	return t, nil
 }
 
+// upstreamOptions checks the options of the upstreams whose contract a
+// route kind fixes: an upstream named by an accounts route takes the
+// account adapter's options, each problem reported under
+// upstreams.<name>.options.
+func upstreamOptions(cfg *config.Config) []error {
+	checked := make(map[string]bool)
+	var errs []error
+	for _, rc := range cfg.Routes {
+		if rc.Kind != config.KindAccounts && rc.Kind != config.KindAccount {
+			continue
+		}
+		s, ok := cfg.Upstreams[rc.Upstream]
+		if !ok || checked[rc.Upstream] {
+			continue
+		}
+		checked[rc.Upstream] = true
+		_, problems := accounts.ParseOptions(s.Options)
+		for _, p := range problems {
+			errs = append(errs, errorf("upstreams."+rc.Upstream+".options."+p.Path, "%s", p.Problem))
+		}
+	}
+	return errs
+}
+
 func buildModel(name string, mc config.Model, versions []string) (*Model, []error) {
 	path := "models." + name
 	var errs []error
@@ -83,19 +109,15 @@ func buildModel(name string, mc config.Model, versions []string) (*Model, []erro
 		}
 	}
 	for _, v := range versions {
-		pairs := make(map[string]string, len(mc.Fields))
-		for _, f := range mc.Fields {
-			pairs[f] = mapping.Derive(f)
-		}
-		for k, e := range mc.Versions[v].MapKeys {
-			pairs[k] = e
-		}
-		km, err := mapping.NewKeyMap(pairs)
+		km, breaks, err := mapping.DeriveKeyMapWith(mc.Fields, mc.Versions[v].MapKeys)
 		if err != nil {
 			errs = append(errs, errorf(path, "key map of %s: %v", v, err))
 			continue
 		}
 		m.Maps[v] = km
+		for _, tb := range breaks {
+			m.TieBreaks = append(m.TieBreaks, v+": "+tb.String())
+		}
 	}
 	return m, errs
 }
@@ -128,6 +150,13 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 		bad(".upstreamPath", "required for kind proxy")
 	}
 	for _, p := range upstreamParams(rc.UpstreamPath) {
+		if p == "apiVersion" {
+			// The upstream's configured version, not a path parameter.
+			if _, ok := cfg.Upstreams[rc.Upstream].Options["apiVersion"]; !ok && rc.Upstream != "" {
+				bad(".upstreamPath", "{apiVersion} needs upstreams.%s.options.apiVersion", rc.Upstream)
+			}
+			continue
+		}
 		if !slices.Contains(PathParams(rc.Path), p) {
 			bad(".upstreamPath", "{%s} is not a parameter of %s", p, rc.Path)
 		}

@@ -91,6 +91,10 @@ type Model struct {
 	Fields []string
 	// Maps holds the key map of each served version.
 	Maps map[string]*mapping.KeyMap
+	// TieBreaks lists, per version ("v2: ..."), the derived names several
+	// fields claimed and how mapping.DeriveKeyMapWith shared them out;
+	// `gateway check` prints them and the gateway logs them at start.
+	TieBreaks []string
 }
 
 // Entry is one (route, method) pair: one row of the endpoint listing.

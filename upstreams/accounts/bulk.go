@@ -3,20 +3,27 @@ package accounts
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 )
 
-// deletePage is how many accounts DeleteAll lists per round.
-const deletePage = 200
+// ErrUnidentified is in the chain of DeleteAll's error when the account
+// controller lists accounts without their Id (the original controller
+// serialises an account as {"Name": ...}): the contract has no other way to
+// name an account, so nothing can be deleted one by one.
+var ErrUnidentified = errors.New("the account controller lists accounts without their Id, and the account contract has no other way to name them")
 
-// DeleteAll deletes every account: B1 has no bulk delete, so it lists a page,
-// deletes its accounts one by one and lists again until the list is empty.
-// It stops at the first failure and returns how many were deleted before it.
-// An account that is still listed after its delete succeeded is reported as
-// KindInvalid instead of being deleted forever.
+// DeleteAll deletes every account: B1 has no bulk delete, so it lists the
+// accounts, deletes them one by one and lists again until the list is
+// empty. Before the first delete it checks that every listed account has
+// an Id; when one has none it deletes nothing and returns ErrUnidentified.
+// It stops at the first failure and returns how many were deleted before
+// it. An account that is still listed after its delete succeeded is
+// reported as KindInvalid instead of being deleted forever.
 func (c *Client) DeleteAll(ctx context.Context) (deleted int, err error) {
 	done := make(map[string]bool)
 	for {
-		list, err := c.List(ctx, &Page{Limit: deletePage, Offset: 0})
+		list, _, err := c.List(ctx, nil)
 		if err != nil {
 			return deleted, err
 		}
@@ -41,7 +48,8 @@ func (c *Client) DeleteAll(ctx context.Context) (deleted int, err error) {
 	}
 }
 
-// recordIDs reads the Id member of each record of a JSON array.
+// recordIDs reads the Id member of each record of a JSON array; a record
+// without one is ErrUnidentified.
 func recordIDs(body []byte) ([]string, error) {
 	items, err := splitArray(body)
 	if err != nil {
@@ -52,8 +60,11 @@ func recordIDs(body []byte) ([]string, error) {
 		var rec struct {
 			ID string `json:"Id"`
 		}
-		if err := json.Unmarshal(it, &rec); err != nil || rec.ID == "" {
-			return nil, invalid("listed account has no Id", err)
+		if err := json.Unmarshal(it, &rec); err != nil {
+			return nil, invalid("listed account is not a JSON object", err)
+		}
+		if rec.ID == "" {
+			return nil, fmt.Errorf("deleting every account: %w", ErrUnidentified)
 		}
 		ids = append(ids, rec.ID)
 	}

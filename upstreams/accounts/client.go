@@ -14,7 +14,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/restgate/gateway/upstreams"
@@ -31,6 +30,7 @@ const maxBody = 32 << 20
 type Client struct {
 	base    string
 	doer    upstreams.Doer
+	opts    Options
 	answers upstreams.Answers
 	// jsonType is the value of Accept and Content-Type, shared by every
 	// request rather than allocated by Header.Set for each: nothing that
@@ -41,53 +41,11 @@ type Client struct {
 // New returns a client of the account controller at baseURL, the service
 // base such as "http://host:8080" (a trailing slash is ignored); the client
 // appends /api/v1/account/... itself. doer is the shared upstream client in
-// the gateway, a plain *http.Client in tests.
-func New(baseURL string, doer upstreams.Doer) *Client {
-	return &Client{base: strings.TrimRight(baseURL, "/") + "/api/v1/account/", doer: doer, jsonType: []string{"application/json"}}
-}
-
-// Page selects a window of the account list. Both fields must be
-// non-negative.
-type Page struct {
-	Limit  int
-	Offset int
-}
-
-// List returns the JSON array of accounts in the answer's JSON, valid until
-// the caller releases the answer. With a page, it asks the backend
-// for ?limit=&offset=; the original service ignores those parameters and
-// answers the whole list, so when more than Limit records come back the
-// client applies Offset and Limit itself. A backend that honours limit but
-// not offset cannot be told apart from one that pages and is not supported.
-func (c *Client) List(ctx context.Context, page *Page) (*upstreams.Answer, error) {
-	u := c.base
-	if page != nil {
-		if page.Limit < 0 || page.Offset < 0 {
-			return nil, rejected("limit and offset must not be negative")
-		}
-		u += "?" + url.Values{
-			"limit":  {strconv.Itoa(page.Limit)},
-			"offset": {strconv.Itoa(page.Offset)},
-		}.Encode()
-	}
-	ans, err := c.call(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	if page == nil {
-		if !isJSONArray(ans.JSON) {
-			ans.Release()
-			return nil, invalid("list is not a JSON array", nil)
-		}
-		return ans, nil
-	}
-	out, err := window(ans.JSON, page.Offset, page.Limit)
-	if err != nil {
-		ans.Release()
-		return nil, invalid("list is not a JSON array", err)
-	}
-	ans.JSON = out
-	return ans, nil
+// the gateway, a plain *http.Client in tests. opts say how the backend
+// pages and updates (zero fields: their defaults).
+func New(baseURL string, doer upstreams.Doer, opts Options) *Client {
+	return &Client{base: strings.TrimRight(baseURL, "/") + "/api/v1/account/", doer: doer, opts: opts.withDefaults(),
+		jsonType: []string{"application/json"}}
 }
 
 // Get returns one account as a JSON object in the answer's JSON, valid
@@ -132,14 +90,30 @@ func (c *Client) Create(ctx context.Context, body []byte) (string, error) {
 	return id, nil
 }
 
-// Update posts fields, a JSON object holding only the fields to change, to
-// the account; the backend keeps the others. A {status: failure} answer is
-// a 400 KindRejected error.
+// Update changes the fields of the account that fields, a JSON object,
+// holds (null clears one) and keeps the others. With UpdateReplace the
+// fields are posted as they are, for a backend that keeps what it is not
+// sent; with UpdateMerge the account is read first and the whole record,
+// the fields merged in, is posted, for a backend that replaces the account
+// with what it is sent. An unknown account is a 404 KindRejected error, a
+// {status: failure} answer a 400.
 func (c *Client) Update(ctx context.Context, id string, fields []byte) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
-	ans, err := c.call(ctx, http.MethodPost, c.base+url.PathEscape(id), fields)
+	body := fields
+	if c.opts.Update == UpdateMerge {
+		rec, err := c.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		body, err = merge(rec.JSON, fields)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	ans, err := c.call(ctx, http.MethodPost, c.base+url.PathEscape(id), body)
 	if err != nil {
 		return err
 	}

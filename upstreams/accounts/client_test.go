@@ -68,6 +68,7 @@ func TestClientCalls(t *testing.T) {
 	}
 	tests := []struct {
 		desc  string
+		opts  Options
 		calls []wantCall
 		run   func(ctx context.Context, c *Client) (any, error)
 		want  any
@@ -79,22 +80,42 @@ func TestClientCalls(t *testing.T) {
 			want:  `[{"Id":"a"},{"Id":"b"}]`,
 		},
 		{
-			desc: "list a page the backend paged",
+			desc: "paging backend: the backend pages",
+			opts: Options{Paging: PagingBackend},
 			calls: []wantCall{{method: "GET", path: "/api/v1/account/", query: "limit=2&offset=1", status: 200,
 				reply: ` [{"Id":"b"}, {"Id":"c"}] `}},
 			run:  func(ctx context.Context, c *Client) (any, error) { return str(c.List(ctx, &Page{Limit: 2, Offset: 1})) },
 			want: ` [{"Id":"b"}, {"Id":"c"}] `,
 		},
 		{
-			desc: "list a page the backend did not page",
-			calls: []wantCall{{method: "GET", path: "/api/v1/account/", query: "limit=2&offset=1", status: 200,
+			desc: "paging backend: the rest after an offset",
+			opts: Options{Paging: PagingBackend},
+			calls: []wantCall{{method: "GET", path: "/api/v1/account/", query: "offset=3", status: 200,
+				reply: `[{"Id":"d"}]`}},
+			run: func(ctx context.Context, c *Client) (any, error) {
+				return str(c.List(ctx, &Page{Limit: -1, Offset: 3}))
+			},
+			want: `[{"Id":"d"}]`,
+		},
+		{
+			desc: "paging adapter: the whole list fetched, the page cut",
+			calls: []wantCall{{method: "GET", path: "/api/v1/account/", status: 200,
 				reply: `[{"Id":"a"}, {"Id":"b","N":[1,2]}, {"Id":"c"}, {"Id":"d"}]`}},
 			run:  func(ctx context.Context, c *Client) (any, error) { return str(c.List(ctx, &Page{Limit: 2, Offset: 1})) },
 			want: `[{"Id":"b","N":[1,2]},{"Id":"c"}]`,
 		},
 		{
-			desc: "list a page past the end of an unpaged list",
-			calls: []wantCall{{method: "GET", path: "/api/v1/account/", query: "limit=1&offset=9", status: 200,
+			desc: "paging adapter: the offset applies to a list no longer than the limit",
+			calls: []wantCall{{method: "GET", path: "/api/v1/account/", status: 200,
+				reply: `[{"Id":"a"},{"Id":"b"},{"Id":"c"}]`}},
+			run: func(ctx context.Context, c *Client) (any, error) {
+				return str(c.List(ctx, &Page{Limit: 10, Offset: 2}))
+			},
+			want: `[{"Id":"c"}]`,
+		},
+		{
+			desc: "paging adapter: a page past the end",
+			calls: []wantCall{{method: "GET", path: "/api/v1/account/", status: 200,
 				reply: `[{"Id":"a"},{"Id":"b"}]`}},
 			run:  func(ctx context.Context, c *Client) (any, error) { return str(c.List(ctx, &Page{Limit: 1, Offset: 9})) },
 			want: `[]`,
@@ -102,13 +123,13 @@ func TestClientCalls(t *testing.T) {
 		{
 			desc:  "get unwraps the one-account array",
 			calls: []wantCall{get("/api/v1/account/"+idA, 200, `[ {"Id":"`+idA+`","Name":"A"} ]`)},
-			run:   func(ctx context.Context, c *Client) (any, error) { return str(c.Get(ctx, idA)) },
+			run:   func(ctx context.Context, c *Client) (any, error) { return text(c.Get(ctx, idA)) },
 			want:  `{"Id":"` + idA + `","Name":"A"}`,
 		},
 		{
 			desc:  "get accepts a bare object",
 			calls: []wantCall{get("/api/v1/account/"+idA[:15], 200, `{"Name":"A"}`+"\n")},
-			run:   func(ctx context.Context, c *Client) (any, error) { return str(c.Get(ctx, idA[:15])) },
+			run:   func(ctx context.Context, c *Client) (any, error) { return text(c.Get(ctx, idA[:15])) },
 			want:  `{"Name":"A"}`,
 		},
 		{
@@ -126,7 +147,8 @@ func TestClientCalls(t *testing.T) {
 			want: idB,
 		},
 		{
-			desc: "update sends only the given fields",
+			desc: "update replace sends only the given fields",
+			opts: Options{Update: UpdateReplace},
 			calls: []wantCall{{method: "POST", path: "/api/v1/account/" + idA, contentType: "application/json",
 				body: `{"BillingCity":"Oslo"}`, status: 200, reply: `{"status": "success"}`}},
 			run: func(ctx context.Context, c *Client) (any, error) {
@@ -134,10 +156,33 @@ func TestClientCalls(t *testing.T) {
 			},
 		},
 		{
-			desc: "update reads the original service's status text",
+			desc: "update replace reads the original service's status text",
+			opts: Options{Update: UpdateReplace},
 			calls: []wantCall{{method: "POST", path: "/api/v1/account/" + idA, contentType: "application/json",
 				body: `{}`, status: 200, reply: `{status: success}`}},
 			run: func(ctx context.Context, c *Client) (any, error) { return nil, c.Update(ctx, idA, []byte(`{}`)) },
+		},
+		{
+			desc: "update merge reads the account and sends it whole, the given fields merged, without its id",
+			calls: []wantCall{
+				get("/api/v1/account/"+idA, 200, `[{"Id":"`+idA+`","Name":"Acme","BillingCity":"Bergen","Phone":"1","Total_Assets__c":1.10,"attributes":{"type":"Account"}}]`),
+				{method: "POST", path: "/api/v1/account/" + idA, contentType: "application/json",
+					body: `{"BillingCity":"Oslo","Name":"Acme","Phone":null,"Total_Assets__c":1.10}`, status: 200, reply: `{status: success}`},
+			},
+			run: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.Update(ctx, idA, []byte(`{"billingcity":"Oslo","Phone":null}`))
+			},
+		},
+		{
+			desc: "update merge on the original's name-only record",
+			calls: []wantCall{
+				get("/api/v1/account/"+idA, 200, `[{"Name":"Acme"}]`),
+				{method: "POST", path: "/api/v1/account/" + idA, contentType: "application/json",
+					body: `{"Name":"Acme","Rating":"Hot"}`, status: 200, reply: `{status: success}`},
+			},
+			run: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.Update(ctx, idA, []byte(`{"Rating":"Hot"}`))
+			},
 		},
 		{
 			desc:  "delete",
@@ -149,7 +194,7 @@ func TestClientCalls(t *testing.T) {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
 			srv := strictBackend(t, tt.calls...)
-			got, err := tt.run(t.Context(), New(srv.URL+"/", srv.Client()))
+			got, err := tt.run(t.Context(), New(srv.URL+"/", srv.Client(), tt.opts))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
@@ -158,7 +203,12 @@ func TestClientCalls(t *testing.T) {
 
 // str is the text of an answer, which it releases: a test that kept using
 // JSON after the release would see a reused buffer.
-func str(a *upstreams.Answer, err error) (any, error) {
+func str(a *upstreams.Answer, _ Placement, err error) (any, error) {
+	return text(a, err)
+}
+
+// text is str of an answer without a placement.
+func text(a *upstreams.Answer, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -169,17 +219,21 @@ func str(a *upstreams.Answer, err error) (any, error) {
 func TestClientBasePath(t *testing.T) {
 	t.Parallel()
 	srv := strictBackend(t, wantCall{method: "GET", path: "/crm/api/v1/account/", status: 200, reply: `[]`})
-	got, err := New(srv.URL+"/crm", srv.Client()).List(t.Context(), nil)
+	got, _, err := New(srv.URL+"/crm", srv.Client(), Options{}).List(t.Context(), nil)
 	require.NoError(t, err)
 	assert.Equal(t, `[]`, string(got.JSON))
 }
 
 func TestClientAnswerErrors(t *testing.T) {
 	t.Parallel()
-	list := func(ctx context.Context, c *Client) error { _, err := c.List(ctx, nil); return err }
+	list := func(ctx context.Context, c *Client) error { _, _, err := c.List(ctx, nil); return err }
 	get := func(ctx context.Context, c *Client) error { _, err := c.Get(ctx, idA); return err }
 	create := func(ctx context.Context, c *Client) error { _, err := c.Create(ctx, []byte(`{}`)); return err }
 	update := func(ctx context.Context, c *Client) error { return c.Update(ctx, idA, []byte(`{}`)) }
+	pageOf2 := func(ctx context.Context, c *Client) error {
+		_, _, err := c.List(ctx, &Page{Limit: 2, Offset: 0})
+		return err
+	}
 	remove := func(ctx context.Context, c *Client) error { return c.Delete(ctx, idA) }
 	tests := []struct {
 		desc    string
@@ -189,6 +243,7 @@ func TestClientAnswerErrors(t *testing.T) {
 		kind    upstreams.Kind
 		wantSt  int
 		message string
+		paging  Paging
 	}{
 		{desc: "spring 400", call: get, status: 400, kind: upstreams.KindRejected, wantSt: 400, message: "invalid account id",
 			reply: `{"timestamp":"2024-01-01T00:00:00.000+00:00","status":400,"error":"Bad Request","message":"invalid account id","path":"/api/v1/account/x"}`},
@@ -208,6 +263,8 @@ func TestClientAnswerErrors(t *testing.T) {
 		{desc: "update failure", call: update, status: 200, reply: `{status : failure}`, kind: upstreams.KindRejected, wantSt: 400, message: "update failed"},
 		{desc: "delete failure", call: remove, status: 200, reply: `{"status":"failure"}`, kind: upstreams.KindRejected, wantSt: 400, message: "delete failed"},
 		{desc: "update answer unknown", call: update, status: 200, reply: `OK`, kind: upstreams.KindInvalid},
+		{desc: "a paging backend that did not page", call: pageOf2, paging: PagingBackend, status: 200, reply: `[{"Id":"a"},{"Id":"b"},{"Id":"c"}]`,
+			kind: upstreams.KindInvalid, message: "answered 3 accounts for limit 2: it does not page"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -217,7 +274,7 @@ func TestClientAnswerErrors(t *testing.T) {
 				_, _ = io.WriteString(w, tt.reply)
 			}))
 			defer srv.Close()
-			err := tt.call(t.Context(), New(srv.URL, srv.Client()))
+			err := tt.call(t.Context(), New(srv.URL, srv.Client(), Options{Paging: tt.paging, Update: UpdateReplace}))
 			ue := upstreams.AsError(err)
 			require.NotNil(t, ue, "%v", err)
 			assert.Equal(t, Name, ue.Upstream)
@@ -239,7 +296,7 @@ func TestClientRefusesBadInputWithoutCalling(t *testing.T) {
 	c := New("http://accounts.invalid", doerFunc(func(*http.Request) (*http.Response, error) {
 		calls.Add(1)
 		return nil, errors.New("must not be called")
-	}))
+	}), Options{})
 	ctx := t.Context()
 	tests := []struct {
 		desc string
@@ -251,8 +308,7 @@ func TestClientRefusesBadInputWithoutCalling(t *testing.T) {
 		{desc: "update escaped id", call: func() error { return c.Update(ctx, "001000000000%2F0AA", []byte(`{}`)) }},
 		{desc: "delete 16 characters", call: func() error { return c.Delete(ctx, "0010000000000000") }},
 		{desc: "delete non-ASCII", call: func() error { return c.Delete(ctx, "001000000000000ÄA") }},
-		{desc: "negative limit", call: func() error { _, err := c.List(ctx, &Page{Limit: -1}); return err }},
-		{desc: "negative offset", call: func() error { _, err := c.List(ctx, &Page{Limit: 1, Offset: -1}); return err }},
+		{desc: "negative offset", call: func() error { _, _, err := c.List(ctx, &Page{Limit: 1, Offset: -1}); return err }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -285,15 +341,15 @@ func TestClientTransportErrors(t *testing.T) {
 		{desc: "shared client error passes through", ctx: context.Background(),
 			c: New("http://x", doerFunc(func(*http.Request) (*http.Response, error) {
 				return nil, open
-			})), kind: upstreams.KindOpen},
-		{desc: "connection refused", ctx: context.Background(), c: New(closed.URL, http.DefaultClient), kind: upstreams.KindFailed},
-		{desc: "caller went away", ctx: canceled, c: New(closed.URL, http.DefaultClient), kind: upstreams.KindCanceled},
-		{desc: "deadline passed", ctx: expired, c: New(closed.URL, http.DefaultClient), kind: upstreams.KindTimeout},
+			}), Options{}), kind: upstreams.KindOpen},
+		{desc: "connection refused", ctx: context.Background(), c: New(closed.URL, http.DefaultClient, Options{}), kind: upstreams.KindFailed},
+		{desc: "caller went away", ctx: canceled, c: New(closed.URL, http.DefaultClient, Options{}), kind: upstreams.KindCanceled},
+		{desc: "deadline passed", ctx: expired, c: New(closed.URL, http.DefaultClient, Options{}), kind: upstreams.KindTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
-			_, err := tt.c.List(tt.ctx, nil)
+			_, _, err := tt.c.List(tt.ctx, nil)
 			ue := upstreams.AsError(err)
 			require.NotNil(t, ue, "%v", err)
 			assert.Equal(t, tt.kind, ue.Kind)
@@ -312,7 +368,7 @@ func TestRequestHeadersCannotSpillIntoEachOther(t *testing.T) {
 		headers = append(headers, r.Header)
 		r.Header.Add("Accept", "text/plain") // a Doer that extends the header
 		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader(`{"id":"001000000000001AAA"}`))}, nil
-	}))
+	}), Options{})
 	_, err := c.Create(context.Background(), []byte(`{"Name":"A"}`))
 	require.NoError(t, err)
 	_, err = c.Create(context.Background(), []byte(`{"Name":"B"}`))

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 
 	"github.com/restgate/gateway/upstreams"
+	"github.com/restgate/gateway/upstreams/jsonspan"
 )
 
 // ValidID reports whether id has the form of an account id: 15 or 18 ASCII
@@ -91,57 +91,30 @@ func unquote(s string) string {
 	return s
 }
 
-var errNotArray = errors.New("not a JSON array")
-
-// isJSONArray reports whether body has the shape of one JSON array. It does
-// not validate the elements: the gateway's writer rewrites every byte of the
-// answer anyway and answers CALLOUT_FAILED for invalid JSON, so a second
-// full scan here would only double the cost of every list.
-func isJSONArray(body []byte) bool {
-	t := bytes.TrimSpace(body)
-	return len(t) >= 2 && t[0] == '[' && t[len(t)-1] == ']'
-}
+var errNotArray = errors.New("not a JSON array, or one whose brackets, braces or strings do not balance")
 
 // splitArray returns the elements of a JSON array without decoding them.
-func splitArray(body []byte) ([]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
+func splitArray(body []byte) ([][]byte, error) {
+	var items [][]byte
+	if !jsonspan.Array(body, func(e []byte) { items = append(items, e) }) {
 		return nil, errNotArray
-	}
-	var items []json.RawMessage
-	for dec.More() {
-		var item json.RawMessage
-		if err := dec.Decode(&item); err != nil {
-			return nil, err
-		}
-		items = append(items, item)
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the array")
 	}
 	return items, nil
 }
 
-// window applies offset and limit to a JSON array when the backend answered
-// more than limit records; an answer already within limit is returned as it
-// came, as the backend paged it.
-func window(body []byte, offset, limit int) ([]byte, error) {
+// window cuts the page of offset and limit (negative: the rest) out of the
+// whole list body and says where it sits.
+func window(body []byte, offset, limit int) ([]byte, Placement, error) {
 	items, err := splitArray(body)
 	if err != nil {
-		return nil, err
+		return nil, Placement{}, err
 	}
-	if len(items) <= limit {
-		return body, nil
+	total := len(items)
+	items = items[min(offset, total):]
+	if limit >= 0 {
+		items = items[:min(limit, len(items))]
 	}
-	items = items[min(offset, len(items)):]
-	items = items[:min(limit, len(items))]
+	p := Placement{Start: offset, Size: len(items), Total: int64(total), More: offset+len(items) < total}
 	size := 2
 	for _, it := range items {
 		size += len(it) + 1
@@ -154,7 +127,7 @@ func window(body []byte, offset, limit int) ([]byte, error) {
 		}
 		out = append(out, it...)
 	}
-	return append(out, ']'), nil
+	return append(out, ']'), p, nil
 }
 
 // firstObject unwraps a Get answer: the first element of an array, or a

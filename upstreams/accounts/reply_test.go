@@ -87,11 +87,12 @@ func FuzzWindow(f *testing.F) {
 	f.Add(` [1, "x", null, {"a":[1,2]}] `, 2, 9)
 	f.Add(`[1,2`, 0, 1)
 	f.Add(`{"a":1}`, 0, 1)
+	f.Add(`[1,2,3]`, 1, -1)
 	f.Fuzz(func(t *testing.T, body string, offset, limit int) {
-		if offset < 0 || limit < 0 {
+		if offset < 0 || offset > 1<<20 {
 			return
 		}
-		out, err := window([]byte(body), offset, limit)
+		out, p, err := window([]byte(body), offset, limit)
 		if err != nil {
 			var all []json.RawMessage
 			if json.Unmarshal([]byte(body), &all) == nil {
@@ -102,23 +103,24 @@ func FuzzWindow(f *testing.F) {
 		var all, got []json.RawMessage
 		require.NoError(t, json.Unmarshal([]byte(body), &all), "only valid arrays are windowed")
 		require.NoError(t, json.Unmarshal(out, &got), "output is a JSON array: %s", out)
-		if len(all) <= limit {
-			assert.Equal(t, body, string(out), "a paged answer is kept as it came")
-			return
-		}
 		start := min(offset, len(all))
-		want := all[start:min(start+limit, len(all))]
+		end := len(all)
+		if limit >= 0 {
+			end = min(start+limit, len(all))
+		}
+		want := all[start:end]
 		require.Len(t, got, len(want))
 		for i := range want {
 			assert.JSONEq(t, string(want[i]), string(got[i]))
 		}
+		assert.Equal(t, Placement{Start: offset, Size: len(want), Total: int64(len(all)), More: end < len(all)}, p)
 	})
 }
 
 func TestWindowRejectsNonArrays(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{`{"a":1}`, `[1,2`, `[1] [2]`, `[1],`, ``, `"x"`} {
-		_, err := window([]byte(body), 0, 1)
+		_, _, err := window([]byte(body), 0, 1)
 		assert.Error(t, err, body)
 	}
 }
@@ -137,7 +139,7 @@ func BenchmarkWindow(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, err := window(body, 100, 50); err != nil {
+		if _, _, err := window(body, 100, 50); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -48,13 +48,28 @@ type FieldCache struct {
 }
 
 // fieldEntry is one type's describe, loading until ready is closed; then
-// fields or err is set and never changes.
+// names or err is set and never changes.
 type fieldEntry struct {
 	ready   chan struct{}
 	done    bool
-	fields  []string
+	names   *Names
 	err     error
 	expires time.Time
+}
+
+// Names are the names a record of one type can carry, from one describe:
+// its fields in describe order, then its relationship names (a reference
+// field's relationshipName, such as Owner for OwnerId or Foo__r for Foo__c,
+// and each childRelationships entry's, such as Contacts). A *Names is
+// shared and never changes: a new describe gives a new one.
+type Names struct {
+	Fields        []string
+	Relationships []string
+}
+
+// All is Fields then Relationships, in a new slice.
+func (n *Names) All() []string {
+	return append(append(make([]string, 0, len(n.Fields)+len(n.Relationships)), n.Fields...), n.Relationships...)
 }
 
 // NewFieldCache returns a cache of c's describes kept for ttl (default five
@@ -78,6 +93,16 @@ func NewFieldCache(c *Client, ttl time.Duration) *FieldCache {
 // a caller whose ctx ends stops waiting, while the shared call goes on for
 // the others.
 func (f *FieldCache) Fields(ctx context.Context, typ string) ([]string, error) {
+	n, err := f.Names(ctx, typ)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(n.Fields), nil
+}
+
+// Names returns the field and relationship names of type typ, shared (see
+// Names), with Fields' errors.
+func (f *FieldCache) Names(ctx context.Context, typ string) (*Names, error) {
 	if !validName(typ) {
 		return nil, invalidType(typ)
 	}
@@ -107,7 +132,7 @@ func (f *FieldCache) Fields(ctx context.Context, typ string) ([]string, error) {
 		if e.err != nil {
 			return nil, e.err
 		}
-		return slices.Clone(e.fields), nil
+		return e.names, nil
 	case <-ctx.Done():
 		return nil, upstreams.TransportError(ctx, Upstream, ctx.Err())
 	}
@@ -119,9 +144,9 @@ func (f *FieldCache) Fields(ctx context.Context, typ string) ([]string, error) {
 func (f *FieldCache) load(ctx context.Context, typ string, e *fieldEntry) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fetchTimeout)
 	defer cancel()
-	fields, err := f.fetch(ctx, typ)
+	names, err := f.fetch(ctx, typ)
 	f.mu.Lock()
-	e.fields, e.err, e.done = fields, err, true
+	e.names, e.err, e.done = names, err, true
 	now := f.now()
 	switch ue := upstreams.AsError(err); {
 	case err == nil:
@@ -169,28 +194,48 @@ func (f *FieldCache) makeRoom() bool {
 	return true
 }
 
-// fetch calls describe and reads its field names.
-func (f *FieldCache) fetch(ctx context.Context, typ string) ([]string, error) {
+// fetch calls describe and reads its field and relationship names.
+func (f *FieldCache) fetch(ctx context.Context, typ string) (*Names, error) {
 	body, err := f.client.Describe(ctx, typ)
 	if err != nil {
 		return nil, err
 	}
 	var d struct {
 		Fields []struct {
-			Name string `json:"name"`
+			Name             string  `json:"name"`
+			RelationshipName *string `json:"relationshipName"`
 		} `json:"fields"`
+		ChildRelationships []struct {
+			RelationshipName *string `json:"relationshipName"`
+		} `json:"childRelationships"`
 	}
 	if err := json.Unmarshal(body, &d); err != nil {
 		return nil, &upstreams.Error{Upstream: Upstream, Kind: upstreams.KindInvalid,
 			Message: "describe is not an object with fields", Err: err}
 	}
-	names := make([]string, 0, len(d.Fields))
+	n := &Names{Fields: make([]string, 0, len(d.Fields))}
+	seen := make(map[string]bool, len(d.Fields))
 	for _, fd := range d.Fields {
 		if fd.Name == "" {
 			return nil, &upstreams.Error{Upstream: Upstream, Kind: upstreams.KindInvalid,
 				Message: "describe has a field without a name", Err: errors.New("empty field name")}
 		}
-		names = append(names, fd.Name)
+		n.Fields = append(n.Fields, fd.Name)
+		seen[fd.Name] = true
 	}
-	return names, nil
+	addRelationship := func(name *string) {
+		// A child relationship without a name cannot be queried, so its
+		// records never appear in an answer.
+		if name != nil && *name != "" && !seen[*name] {
+			seen[*name] = true
+			n.Relationships = append(n.Relationships, *name)
+		}
+	}
+	for _, fd := range d.Fields {
+		addRelationship(fd.RelationshipName)
+	}
+	for _, c := range d.ChildRelationships {
+		addRelationship(c.RelationshipName)
+	}
+	return n, nil
 }

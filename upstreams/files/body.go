@@ -160,15 +160,3 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	c.n += int64(len(p))
 	return len(p), nil
 }
-
-// bodyLength is the exact byte count writeBody will produce.
-func bodyLength(boundary string, rich []byte, files []File) (int64, error) {
-	var c countingWriter
-	if err := writeBody(&c, boundary, rich, files, false); err != nil {
-		return 0, err
-	}
-	for _, f := range files {
-		c.n += f.Size
-	}
-	return c.n, nil
-}

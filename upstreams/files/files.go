@@ -1,13 +1,22 @@
-// Package files is the adapter of the batch file upload (UPSTREAMS.md B3):
-// the Salesforce Connect "feed elements, batch post" resource of API v35.0
-// and earlier, which takes one multipart request holding a rich input part
-// "json" and one binary part per feed item.
+// Package files is the adapter of the batch file upload (UPSTREAMS.md B3),
+// Salesforce Connect's feed elements. The flow follows the configured API
+// version:
 //
-// The request body is produced while it is sent, through an io.Pipe, from
+//   - v35.0 and earlier: ONE "feed elements, batch post" multipart request
+//     holding a rich input part "json" and one binary part per feed item;
+//   - v36.0 and later, which refuse binary parts in a feed post: each file
+//     is uploaded alone to the Connect files resource
+//     (.../connect/communities/{id}/files/users/me, part "fileData"), then
+//     ONE batch post (application/json) creates one feed item per uploaded
+//     file, attaching it by id through the files capability.
+//
+// Request bodies are produced while they are sent, through an io.Pipe, from
 // readers the caller opens per file, so an upload of any size costs a fixed
-// buffer. Because the body cannot be produced twice, the request is never
-// retried. Failures of the backend are *upstreams.Error with Upstream
-// "files"; a file the adapter itself cannot read is a *LocalError.
+// buffer; a body can be produced again (GetBody) for the shared client to
+// send it once more after renewing an expired token, never to retry a
+// failure (a POST is not replayed). Failures of the backend are
+// *upstreams.Error with Upstream "files"; a file the adapter itself cannot
+// read is a *LocalError.
 package files
 
 import (
@@ -19,8 +28,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/restgate/gateway/upstreams"
+	"github.com/restgate/gateway/upstreams/dataapi"
 )
 
 // Name is the upstream name this adapter puts in its errors.
@@ -86,16 +97,19 @@ type ItemError struct {
 
 // Client calls one batch upload resource. It is safe for concurrent use.
 type Client struct {
-	url  string
-	doer upstreams.Doer
+	url string
+	// filesURL is the files resource of the upload-then-post flow; empty
+	// for v35.0 and earlier.
+	filesURL string
+	doer     upstreams.Doer
 }
 
 // New returns a client of the batch resource of community communityID under
 // baseURL (the instance URL, such as "https://example.my.salesforce.com";
-// a trailing slash is ignored). apiVersion is "v35.0" or "35.0": binary parts
-// in a feed post are refused by the backend from v36.0 on. The bearer token
-// is not the adapter's concern: the shared client adds it from the
-// configuration.
+// a trailing slash is ignored). apiVersion is "v62.0" or "62.0": up to
+// v35.0 files travel inside the batch, later they are uploaded first (see
+// the package documentation). The bearer token is not the adapter's
+// concern: the shared client adds it from the configuration.
 func New(baseURL, apiVersion, communityID string, doer upstreams.Doer) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -110,9 +124,13 @@ func New(baseURL, apiVersion, communityID string, doer upstreams.Doer) (*Client,
 	if doer == nil {
 		return nil, errors.New("files: nil Doer")
 	}
-	path := "/services/data/v" + strings.TrimPrefix(apiVersion, "v") +
-		"/connect/communities/" + url.PathEscape(communityID) + "/chatter/feed-elements/batch"
-	return &Client{url: strings.TrimRight(baseURL, "/") + path, doer: doer}, nil
+	version := "v" + strings.TrimPrefix(apiVersion, "v")
+	community := strings.TrimRight(baseURL, "/") + "/services/data/" + version + "/connect/communities/" + url.PathEscape(communityID)
+	c := &Client{url: community + "/chatter/feed-elements/batch", doer: doer}
+	if !dataapi.BinaryBatch(version) {
+		c.filesURL = community + "/files/users/me"
+	}
+	return c, nil
 }
 
 // Upload posts one feed item per file on subjectID's feed, in ONE request,
@@ -123,40 +141,73 @@ func (c *Client) Upload(ctx context.Context, subjectID string, files []File) ([]
 	if err := check(subjectID, files); err != nil {
 		return nil, err
 	}
+	if c.filesURL != "" {
+		return c.uploadThenPost(ctx, subjectID, files)
+	}
 	rich, err := batchJSON(subjectID, files)
 	if err != nil {
 		return nil, fmt.Errorf("files: encoding batch input: %w", err)
 	}
 	boundary := multipart.NewWriter(io.Discard).Boundary()
-	length, err := bodyLength(boundary, rich, files)
+	write := func(w io.Writer, send bool) error { return writeBody(w, boundary, rich, files, send) }
+	resp, err := c.stream(ctx, c.url, boundary, write, files)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return readAnswer(ctx, resp, files)
+}
+
+// stream POSTs the multipart body write produces (send false: measured,
+// file contents skipped) with its exact Content-Length, through a pipe,
+// and returns the answer. A file that cannot be read is a *LocalError; a
+// failed call an *upstreams.Error. The body can be produced again
+// (GetBody), from the files' Open.
+func (c *Client) stream(ctx context.Context, target, boundary string, write func(io.Writer, bool) error, files []File) (*http.Response, error) {
+	length, err := measure(write, files)
 	if err != nil {
 		return nil, fmt.Errorf("files: measuring body: %w", err)
 	}
-
-	pr, pw := io.Pipe()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, pr)
+	var mu sync.Mutex
+	var bodies []*pipeBody
+	open := func() io.ReadCloser {
+		pr, pw := io.Pipe()
+		b := &pipeBody{pr: pr, done: make(chan error, 1)}
+		mu.Lock()
+		bodies = append(bodies, b)
+		mu.Unlock()
+		go func() {
+			err := write(pw, true)
+			pw.CloseWithError(err)
+			b.done <- err
+		}()
+		return b
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, open())
 	if err != nil {
 		return nil, fmt.Errorf("files: building request: %w", err)
 	}
 	req.ContentLength = length
-	req.GetBody = nil
+	req.GetBody = func() (io.ReadCloser, error) { return open(), nil }
 	req.Header.Set("Content-Type", "multipart/form-data; boundary="+boundary)
 	req.Header.Set("Accept", "application/json")
 
-	written := make(chan error, 1)
-	go func() {
-		err := writeBody(pw, boundary, rich, files, true)
-		pw.CloseWithError(err)
-		written <- err
-	}()
 	resp, err := c.doer.Do(req)
 	// The transport may stop reading early (an error, or an answer before
-	// the whole body); this unblocks the writer so that it always ends.
-	pr.CloseWithError(errBodyAbandoned)
-	writeErr := <-written
-
+	// the whole body); abandoning every body unblocks its writer, so that
+	// each ends.
+	mu.Lock()
+	all := bodies
+	mu.Unlock()
 	var local *LocalError
-	if errors.As(writeErr, &local) {
+	for _, b := range all {
+		_ = b.Close()
+		var l *LocalError
+		if werr := <-b.done; errors.As(werr, &l) && local == nil {
+			local = l
+		}
+	}
+	if local != nil {
 		if resp != nil {
 			resp.Body.Close()
 		}
@@ -165,8 +216,31 @@ func (c *Client) Upload(ctx context.Context, subjectID string, files []File) ([]
 	if err != nil {
 		return nil, upstreams.TransportError(ctx, Name, err)
 	}
-	defer resp.Body.Close()
-	return readAnswer(ctx, resp, files)
+	return resp, nil
+}
+
+// pipeBody is a request body whose Close abandons the pipe, so that its
+// writer never blocks on a reader that went away; done receives the
+// writer's outcome.
+type pipeBody struct {
+	pr   *io.PipeReader
+	done chan error
+}
+
+func (b *pipeBody) Read(p []byte) (int, error) { return b.pr.Read(p) }
+
+func (b *pipeBody) Close() error { return b.pr.CloseWithError(errBodyAbandoned) }
+
+// measure is the exact byte count write produces with the files' contents.
+func measure(write func(io.Writer, bool) error, files []File) (int64, error) {
+	var c countingWriter
+	if err := write(&c, false); err != nil {
+		return 0, err
+	}
+	for _, f := range files {
+		c.n += f.Size
+	}
+	return c.n, nil
 }
 
 // validAPIVersion accepts "35.0" and "v35.0".

@@ -43,16 +43,34 @@ type Server struct {
 	db   *sql.DB
 	srv  *http.Server
 	base string
+	org  *sfdc.Org
+}
+
+// Options tune the sandbox; the zero value is the shipped sandbox.
+type Options struct {
+	// Org configures the Salesforce org behind the data API and the batch
+	// upload: session timeout (tests set it short), the static token, the
+	// API version floor.
+	Org sfdc.OrgOptions
+	// QueryBatch is how many records a query answer holds before its
+	// nextRecordsUrl (a subquery at most 200). Default 2000, the real API's.
+	QueryBatch int
 }
 
 // Start opens dataDir's SQLite file (creating and seeding it the first
 // time) and serves every contract on a free loopback port. Close stops it.
 func Start(dataDir string, logger *slog.Logger) (*Server, error) {
+	return StartWith(dataDir, logger, Options{})
+}
+
+// StartWith is Start with opts.
+func StartWith(dataDir string, logger *slog.Logger, opts Options) (*Server, error) {
 	db, err := sandboxdb.Open(dataDir)
 	if err != nil {
 		return nil, err
 	}
-	h, err := handler(db, dataDir)
+	org := sfdc.NewOrg(opts.Org)
+	h, err := handler(db, dataDir, org, opts.QueryBatch)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -62,7 +80,7 @@ func Start(dataDir string, logger *slog.Logger) (*Server, error) {
 		db.Close()
 		return nil, fmt.Errorf("sandbox listener: %w", err)
 	}
-	s := &Server{db: db, base: "http://" + ln.Addr().String()}
+	s := &Server{db: db, base: "http://" + ln.Addr().String(), org: org}
 	s.srv = &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -73,15 +91,37 @@ func Start(dataDir string, logger *slog.Logger) (*Server, error) {
 	return s, nil
 }
 
+// flavours are the contracts' flavours besides the reference one ("").
+func flavours() map[string][]string {
+	return map[string][]string{"accounts": {"original"}}
+}
+
 // URL is the base URL of the named contract: accounts, workflow, data,
-// files or feed (the upstream names of the shipped config). Another name is
-// an error naming the five.
-func (s *Server) URL(name string) (string, error) {
+// files or feed (the upstream names of the shipped config), in flavour ""
+// (the reference server) or another of the contract's flavours: accounts
+// has "original", the account controller as the original service behaves
+// (accounts.NewOriginal). Another name or flavour is an error naming what
+// exists.
+func (s *Server) URL(name, flavour string) (string, error) {
 	if !slices.Contains(contracts(), name) {
 		return "", fmt.Errorf("no sandbox for upstream %q (sandbox serves %s)", name, strings.Join(contracts(), ", "))
 	}
-	return s.base + "/" + name, nil
+	if flavour == "" {
+		return s.base + "/" + name, nil
+	}
+	if !slices.Contains(flavours()[name], flavour) {
+		have := "none"
+		if f := flavours()[name]; len(f) > 0 {
+			have = strings.Join(f, ", ")
+		}
+		return "", fmt.Errorf("no sandbox flavour %q for upstream %q (its flavours: %s)", flavour, name, have)
+	}
+	return s.base + "/" + name + "-" + flavour, nil
 }
+
+// Org is the org behind the data API and the batch upload: tests expire
+// its sessions and set its request limit through it.
+func (s *Server) Org() *sfdc.Org { return s.org }
 
 // Close stops the listener and closes the database.
 func (s *Server) Close(ctx context.Context) error {
@@ -89,9 +129,10 @@ func (s *Server) Close(ctx context.Context) error {
 	return errors.Join(err, s.db.Close())
 }
 
-// handler mounts each contract under its prefix. The data contract also
-// carries the batch upload, as the real data API host does.
-func handler(db *sql.DB, dataDir string) (http.Handler, error) {
+// handler mounts each contract under its prefix. The data and files hosts
+// are one org's: each serves the data API, the Connect resources and the
+// token endpoint, with org's sessions.
+func handler(db *sql.DB, dataDir string, org *sfdc.Org, batch int) (http.Handler, error) {
 	if err := sfdc.EnsureTables(db); err != nil {
 		return nil, err
 	}
@@ -101,15 +142,19 @@ func handler(db *sql.DB, dataDir string) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	originalH, err := accounts.NewOriginal(db)
+	if err != nil {
+		return nil, err
+	}
 	workflowH, err := workflow.New(db)
 	if err != nil {
 		return nil, err
 	}
-	dataH, err := dataapi.New(db)
+	dataH, err := dataapi.New(db, dataapi.WithOrg(org), dataapi.WithBatchSize(batch))
 	if err != nil {
 		return nil, err
 	}
-	filesH, err := files.New(db, filepath.Join(dataDir, "files"))
+	filesH, err := files.New(db, filepath.Join(dataDir, "files"), files.WithOrg(org))
 	if err != nil {
 		return nil, err
 	}
@@ -126,9 +171,10 @@ func handler(db *sql.DB, dataDir string) (http.Handler, error) {
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/accounts/", http.StripPrefix("/accounts", accountsH))
+	mux.Handle("/accounts-original/", http.StripPrefix("/accounts-original", originalH))
 	mux.Handle("/workflow/", http.StripPrefix("/workflow", workflowH))
 	mux.Handle("/data/", http.StripPrefix("/data", dataHost))
-	mux.Handle("/files/", http.StripPrefix("/files", filesH))
+	mux.Handle("/files/", http.StripPrefix("/files", dataHost))
 	mux.Handle("/feed/", http.StripPrefix("/feed", feedH))
 	return mux, nil
 }

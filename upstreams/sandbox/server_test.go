@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/restgate/gateway/upstreams/sandbox/sandboxdb"
+	"github.com/restgate/gateway/upstreams/sandbox/sfdc"
 )
 
 const batchPath = "/services/data/v35.0/connect/communities/0DBxx0000004CAe/chatter/feed-elements/batch"
@@ -56,7 +57,8 @@ func call(t *testing.T, method, url, body string) (int, string) {
 
 func contractURL(t *testing.T, s *Server, name string) string {
 	t.Helper()
-	u, err := s.URL(name)
+	name, flavour, _ := strings.Cut(name, ":")
+	u, err := s.URL(name, flavour)
 	require.NoError(t, err)
 	return u
 }
@@ -71,8 +73,10 @@ func TestStartServesEveryContract(t *testing.T) {
 		want                         string
 	}{
 		{desc: "accounts", contract: "accounts", method: http.MethodGet, path: "/api/v1/account/?limit=1", status: 200, want: `"Name":"Burlington Textiles Corp of America"`},
+		{desc: "the original account controller", contract: "accounts:original", method: http.MethodGet, path: "/api/v1/account/?limit=1",
+			status: 200, want: `[{"Name":"Burlington Textiles Corp of America"},{"Name":`},
 		{desc: "workflow", contract: "workflow", method: http.MethodGet, path: "/repository/process-definitions", status: 200, want: `"key":"loanProcess"`},
-		{desc: "data", contract: "data", method: http.MethodGet, path: "/services/data/v35.0/query?q=SELECT+Name+FROM+Contact+LIMIT+1", status: 200, want: `"totalSize":1`},
+		{desc: "the data API wants a session", contract: "data", method: http.MethodGet, path: "/services/data/v35.0/query?q=SELECT+Name+FROM+Contact+LIMIT+1", status: 401, want: `INVALID_SESSION_ID`},
 		{desc: "the data host carries the batch upload", contract: "data", method: http.MethodPost, path: batchPath, status: 401, want: "INVALID_SESSION_ID"},
 		{desc: "files", contract: "files", method: http.MethodPost, path: batchPath, status: 401, want: "INVALID_SESSION_ID"},
 		{desc: "feed", contract: "feed", method: http.MethodGet, path: "/sfdc/public/feed", status: 200, want: "[]"},
@@ -92,8 +96,12 @@ func TestURLOfAnUnknownContract(t *testing.T) {
 	t.Parallel()
 	s := start(t, t.TempDir())
 	t.Cleanup(func() { stop(t, s) })
-	_, err := s.URL("billing")
+	_, err := s.URL("billing", "")
 	assert.EqualError(t, err, `no sandbox for upstream "billing" (sandbox serves accounts, workflow, data, files, feed)`)
+	_, err = s.URL("accounts", "orignal")
+	assert.EqualError(t, err, `no sandbox flavour "orignal" for upstream "accounts" (its flavours: original)`)
+	_, err = s.URL("feed", "original")
+	assert.EqualError(t, err, `no sandbox flavour "original" for upstream "feed" (its flavours: none)`)
 }
 
 // TestStateSurvivesARestartAndResetsWithTheFile holds what the
@@ -152,5 +160,53 @@ func TestIsConnectPath(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tt.want, isConnectPath(tt.path))
 		})
+	}
+}
+
+func TestOrgSessionsLimitsAndVersions(t *testing.T) {
+	t.Parallel()
+	s, err := StartWith(t.TempDir(), slog.New(slog.DiscardHandler), Options{Org: sfdc.OrgOptions{VersionFloor: 36}})
+	require.NoError(t, err)
+	t.Cleanup(func() { stop(t, s) })
+	do := func(method, url, token, body string) (int, string) {
+		req, err := http.NewRequest(method, url, strings.NewReader(body))
+		require.NoError(t, err)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if method == http.MethodPost {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, host := range []string{"data", "files"} {
+		base := contractURL(t, s, host)
+		status, body := do(http.MethodPost, base+"/services/oauth2/token", "", "grant_type=client_credentials&client_id=c&client_secret=s")
+		require.Equal(t, http.StatusOK, status, body)
+		var tok struct {
+			AccessToken string `json:"access_token"`
+			InstanceURL string `json:"instance_url"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &tok))
+		assert.True(t, strings.HasPrefix(base, tok.InstanceURL), "instance_url is this host")
+		query := base + "/services/data/v62.0/query?q=SELECT+Name+FROM+Contact+LIMIT+1"
+		status, body = do(http.MethodGet, query, tok.AccessToken, "")
+		assert.Equal(t, http.StatusOK, status, body)
+		status, body = do(http.MethodGet, base+"/services/data/v35.0/sobjects", tok.AccessToken, "")
+		assert.Equal(t, http.StatusGone, status, "below the floor: %s", body)
+		s.Org().LimitNext(1)
+		status, body = do(http.MethodGet, query, sfdc.DefaultStaticToken, "")
+		assert.Equal(t, http.StatusForbidden, status)
+		assert.Contains(t, body, "REQUEST_LIMIT_EXCEEDED")
+		s.Org().Expire()
+		status, body = do(http.MethodGet, query, tok.AccessToken, "")
+		assert.Equal(t, http.StatusUnauthorized, status)
+		assert.JSONEq(t, `[{"message":"Session expired or invalid","errorCode":"INVALID_SESSION_ID"}]`, body)
+		status, _ = do(http.MethodGet, query, sfdc.DefaultStaticToken, "")
+		assert.Equal(t, http.StatusOK, status, "the static token never expires")
 	}
 }

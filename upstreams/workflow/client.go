@@ -1,8 +1,12 @@
 // Package workflow is the adapter of the workflow engine (UPSTREAMS.md B2):
 // a Flowable (or Activiti) REST service reached over HTTP Basic. It turns the
-// gateway's task vocabulary (status open|closed, candidate) into the
-// engine's real parameters, unwraps the engine's list envelopes and reads
-// both of its error body shapes into *upstreams.Error.
+// gateway's task vocabulary (status open|closed, candidate, ...) into the
+// engine's real parameters, pages every list with the engine's start and
+// size and reads its list envelope (List), sends every variable with a
+// type (restvar), turns a claim's lost race into the 409 it is, and reads
+// both of the engine's error body shapes into *upstreams.Error, a 403
+// the engine's own refusal (BusinessRefusal) kept apart from a refusal of
+// the gateway's credentials.
 //
 // Credentials are not the adapter's business: the Doer it is given (the
 // shared upstreams client) adds the configured Basic header.
@@ -19,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/restgate/gateway/upstreams"
+	"github.com/restgate/gateway/upstreams/jsonspan"
 )
 
 // Upstream is the upstream name this adapter reports in its errors.
@@ -75,7 +80,7 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 		return nil, upstreams.TransportError(ctx, Upstream, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, statusError(resp.StatusCode, raw)
+		return nil, statusError(resp, path, raw)
 	}
 	if len(raw) > maxBody {
 		return nil, invalid(fmt.Errorf("answer to %s %s exceeds %d bytes", method, path, maxBody))
@@ -96,23 +101,51 @@ func (c *Client) object(ctx context.Context, method, path string, body any) ([]b
 	return raw, nil
 }
 
-// getList GETs path and returns the engine envelope's data array.
-func (c *Client) getList(ctx context.Context, path string, query url.Values) ([]byte, error) {
+// List is one page of an engine list: the items of its data array and
+// where they sit in the whole list.
+type List struct {
+	// Data is the engine's data array as it came.
+	Data []byte
+	// Start is the position of Data's first item in the whole list.
+	Start int
+	// Size is the number of items in Data.
+	Size int
+	// Total is the number of items in the whole list, as the engine counts
+	// them.
+	Total int64
+}
+
+// getList GETs path and reads the engine's list envelope
+// {"data": [...], "total", "start", "sort", "order", "size"}.
+func (c *Client) getList(ctx context.Context, path string, query url.Values) (List, error) {
 	body, err := c.call(ctx, http.MethodGet, path, query, nil)
 	if err != nil {
-		return nil, err
+		return List{}, err
 	}
 	var envelope struct {
-		Data json.RawMessage `json:"data"`
+		Data  json.RawMessage `json:"data"`
+		Total *int64          `json:"total"`
+		Start int             `json:"start"`
+		Size  int             `json:"size"`
 	}
 	if err := json.Unmarshal(body, &envelope); err != nil {
-		return nil, invalid(fmt.Errorf("GET %s: %w", path, err))
+		return List{}, invalid(fmt.Errorf("GET %s: %w", path, err))
 	}
 	data := bytes.TrimSpace(envelope.Data)
-	if len(data) == 0 || data[0] != '[' {
-		return nil, invalid(fmt.Errorf("GET %s: answer has no data array", path))
+	n, ok := jsonspan.Count(data) // the items are the caller's to read; json.Unmarshal checked their syntax
+	if !ok {
+		return List{}, invalid(fmt.Errorf("GET %s: answer has no data array", path))
 	}
-	return data, nil
+	l := List{Data: data, Start: envelope.Start, Size: n, Total: -1}
+	if envelope.Total != nil {
+		l.Total = *envelope.Total
+	}
+	// A start past the end answers no items and the whole list's total.
+	if envelope.Size != l.Size || l.Size > 0 && l.Total >= 0 && l.Total < int64(l.Start+l.Size) {
+		return List{}, invalid(fmt.Errorf("GET %s: the list envelope does not add up (start %d, size %d, total %d, %d items)",
+			path, envelope.Start, envelope.Size, l.Total, n))
+	}
+	return l, nil
 }
 
 func isObject(body []byte) bool {

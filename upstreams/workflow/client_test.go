@@ -2,6 +2,7 @@ package workflow_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"sync/atomic"
@@ -40,9 +41,12 @@ func TestClientCalls(t *testing.T) {
 			result: `{"id":"miss piggy?"}`,
 		},
 		{
-			desc:   "process definitions unwrapped",
-			call:   func(ctx context.Context, c *workflow.Client) ([]byte, error) { return c.ProcessDefinitions(ctx) },
-			want:   expected{method: http.MethodGet, path: "/repository/process-definitions"},
+			desc: "process definitions unwrapped",
+			call: func(ctx context.Context, c *workflow.Client) ([]byte, error) {
+				return data(c.ProcessDefinitions(ctx, workflow.DefinitionQuery{Latest: true}))
+			},
+			want: expected{method: http.MethodGet, path: "/repository/process-definitions",
+				query: url.Values{"latest": {"true"}, "start": {"0"}, "size": {"10"}}},
 			answer: canned{200, `{"data":[{"id":"loanProcess:1:4","key":"loanProcess","name":"Loan Process"}],"total":1,"start":0,"sort":"name","order":"asc","size":1}`},
 			result: `[{"id":"loanProcess:1:4","key":"loanProcess","name":"Loan Process"}]`,
 		},
@@ -51,11 +55,17 @@ func TestClientCalls(t *testing.T) {
 			call: func(ctx context.Context, c *workflow.Client) ([]byte, error) {
 				return c.StartProcess(ctx, workflow.StartRequest{
 					ProcessDefinitionID: "loanProcess:1:4",
-					Variables:           []workflow.Variable{{Name: "amount", Value: 1200}, {Name: "applicant", Value: "Fozzie"}},
+					Variables: []workflow.Variable{{Name: "amount", Value: raw(`1200`)}, {Name: "applicant", Value: raw(`"Fozzie"`)},
+						{Name: "rate", Value: raw(`1.10`)}, {Name: "due", Type: "date", Value: raw(`"2013-04-17"`)},
+						{Name: "big", Value: raw(`12345678901234567890`)}, {Name: "profile", Value: raw(`{"a":[1.0]}`)},
+						{Name: "none"}},
 				})
 			},
 			want: expected{method: http.MethodPost, path: "/runtime/process-instances",
-				body: `{"processDefinitionId":"loanProcess:1:4","variables":[{"name":"amount","value":1200},{"name":"applicant","value":"Fozzie"}]}`},
+				body: `{"processDefinitionId":"loanProcess:1:4","variables":[{"name":"amount","type":"integer","value":1200},` +
+					`{"name":"applicant","type":"string","value":"Fozzie"},{"name":"rate","type":"bigDecimal","value":"1.10"},` +
+					`{"name":"due","type":"date","value":"2013-04-17"},{"name":"big","type":"bigInteger","value":"12345678901234567890"},` +
+					`{"name":"profile","type":"json","value":{"a":[1.0]}},{"name":"none","value":null}]}`},
 			answer: canned{201, `{"id":"5","processDefinitionId":"loanProcess:1:4","ended":false}`},
 			result: `{"id":"5","processDefinitionId":"loanProcess:1:4","ended":false}`,
 		},
@@ -71,34 +81,41 @@ func TestClientCalls(t *testing.T) {
 		{
 			desc: "open tasks by default",
 			call: func(ctx context.Context, c *workflow.Client) ([]byte, error) {
-				return c.Tasks(ctx, workflow.TaskQuery{})
+				return data(c.Tasks(ctx, workflow.TaskQuery{}))
 			},
-			want:   expected{method: http.MethodGet, path: "/runtime/tasks"},
+			want:   expected{method: http.MethodGet, path: "/runtime/tasks", query: url.Values{"start": {"0"}, "size": {"10"}}},
 			answer: canned{200, `{"data":[` + taskJSON + `],"total":1,"start":0,"sort":"id","order":"asc","size":1}`},
 			result: `[` + taskJSON + `]`,
 		},
 		{
 			desc: "open tasks with every filter",
 			call: func(ctx context.Context, c *workflow.Client) ([]byte, error) {
-				return c.Tasks(ctx, workflow.TaskQuery{Status: "open", Candidate: "gonzo", Assignee: "kermit",
-					TaskDefinitionKey: "UnassignedLoan", Description: "a loan", Order: "desc", Size: 25})
+				return data(c.Tasks(ctx, workflow.TaskQuery{Status: "open", Candidate: "gonzo", Assignee: "kermit",
+					TaskDefinitionKey: "UnassignedLoan", Description: "a loan", Order: "desc", Size: 25, Start: 50,
+					CandidateGroup: "management", Unassigned: true, ProcessInstanceID: "5", ProcessInstanceBusinessKey: "loan-7",
+					IncludeProcessVariables: true}))
 			},
 			want: expected{method: http.MethodGet, path: "/runtime/tasks", query: url.Values{
 				"candidateUser": {"gonzo"}, "assignee": {"kermit"}, "taskDefinitionKey": {"UnassignedLoan"},
-				"description": {"a loan"}, "sort": {"createTime"}, "order": {"desc"}, "size": {"25"}}},
-			answer: canned{200, `{"data":[],"total":0,"start":0,"sort":"createTime","order":"desc","size":0}`},
+				"description": {"a loan"}, "sort": {"createTime"}, "order": {"desc"}, "size": {"25"}, "start": {"50"},
+				"candidateGroup": {"management"}, "unassigned": {"true"}, "processInstanceId": {"5"},
+				"processInstanceBusinessKey": {"loan-7"}, "includeProcessVariables": {"true"}}},
+			answer: canned{200, `{"data":[],"total":0,"start":50,"sort":"createTime","order":"desc","size":0}`},
 			result: `[]`,
 		},
 		{
 			desc: "closed tasks come from the history with its parameter names",
 			call: func(ctx context.Context, c *workflow.Client) ([]byte, error) {
-				return c.Tasks(ctx, workflow.TaskQuery{Status: "closed", Candidate: "gonzo", Assignee: "kermit",
-					TaskDefinitionKey: "SaveForLater", Description: "a loan", Order: "asc", Size: 5})
+				return data(c.Tasks(ctx, workflow.TaskQuery{Status: "closed", Candidate: "gonzo", Assignee: "kermit",
+					TaskDefinitionKey: "SaveForLater", Description: "a loan", Order: "asc", Size: 5,
+					CandidateGroup: "management", ProcessInstanceID: "5", ProcessInstanceBusinessKey: "loan-7",
+					IncludeProcessVariables: true}))
 			},
 			want: expected{method: http.MethodGet, path: "/history/historic-task-instances", query: url.Values{
 				"finished": {"true"}, "taskInvolvedUser": {"gonzo"}, "taskAssignee": {"kermit"},
 				"taskDefinitionKey": {"SaveForLater"}, "taskDescription": {"a loan"}, "sort": {"startTime"},
-				"order": {"asc"}, "size": {"5"}}},
+				"order": {"asc"}, "size": {"5"}, "start": {"0"}, "taskCandidateGroup": {"management"},
+				"processInstanceId": {"5"}, "processBusinessKey": {"loan-7"}, "includeProcessVariables": {"true"}}},
 			answer: canned{200, `{"data":[{"id":"9","endTime":"2013-04-17T10:17:43.902+0000"}],"total":1,"start":0,"sort":"startTime","order":"asc","size":1}`},
 			result: `[{"id":"9","endTime":"2013-04-17T10:17:43.902+0000"}]`,
 		},
@@ -130,10 +147,28 @@ func TestClientCalls(t *testing.T) {
 			desc: "complete puts the disposition first and drops a duplicate",
 			call: func(ctx context.Context, c *workflow.Client) ([]byte, error) {
 				return nil, c.Complete(ctx, "8", "saveforlater", []workflow.Variable{
-					{Name: "disposition", Value: "complete"}, {Name: "note", Value: "call back"}})
+					{Name: "disposition", Value: raw(`"complete"`)}, {Name: "note", Value: raw(`"call back"`)},
+					{Name: "score", Type: "double", Value: raw(`7.50`)}})
 			},
 			want: expected{method: http.MethodPost, path: "/runtime/tasks/8",
-				body: `{"action":"complete","variables":[{"name":"disposition","value":"saveforlater"},{"name":"note","value":"call back"}]}`},
+				body: `{"action":"complete","variables":[{"name":"disposition","type":"string","value":"saveforlater"},` +
+					`{"name":"note","type":"string","value":"call back"},{"name":"score","type":"double","value":7.50}]}`},
+			answer: canned{200, ""},
+		},
+		{
+			desc: "unclaim",
+			call: func(ctx context.Context, c *workflow.Client) ([]byte, error) {
+				return nil, c.Unclaim(ctx, "8")
+			},
+			want:   expected{method: http.MethodPost, path: "/runtime/tasks/8", body: `{"action":"unclaim"}`},
+			answer: canned{200, ""},
+		},
+		{
+			desc: "delegate",
+			call: func(ctx context.Context, c *workflow.Client) ([]byte, error) {
+				return nil, c.Delegate(ctx, "8", "fozzie")
+			},
+			want:   expected{method: http.MethodPost, path: "/runtime/tasks/8", body: `{"action":"delegate","assignee":"fozzie"}`},
 			answer: canned{200, ""},
 		},
 	}
@@ -154,6 +189,11 @@ func TestClientCalls(t *testing.T) {
 		})
 	}
 }
+
+// data is a list's data array.
+func data(l workflow.List, err error) ([]byte, error) { return l.Data, err }
+
+func raw(s string) json.RawMessage { return json.RawMessage(s) }
 
 func TestClientErrors(t *testing.T) {
 	t.Parallel()
@@ -216,7 +256,7 @@ func TestClientErrors(t *testing.T) {
 			desc:    "a non-JSON error body keeps the status text",
 			want:    get,
 			answer:  canned{503, `<html>busy</html>`},
-			kind:    upstreams.KindFailed,
+			kind:    upstreams.KindLimited,
 			status:  503,
 			message: "Service Unavailable",
 		},
@@ -224,7 +264,7 @@ func TestClientErrors(t *testing.T) {
 			desc:    "wrong engine credentials are the gateway's failure",
 			want:    get,
 			answer:  canned{401, `{"message":"Unauthorized"}`},
-			kind:    upstreams.KindFailed,
+			kind:    upstreams.KindCredentials,
 			status:  401,
 			message: "Unauthorized",
 		},
@@ -237,10 +277,10 @@ func TestClientErrors(t *testing.T) {
 		{
 			desc: "a list without data",
 			call: func(ctx context.Context, c *workflow.Client) error {
-				_, err := c.ProcessDefinitions(ctx)
+				_, err := c.ProcessDefinitions(ctx, workflow.DefinitionQuery{})
 				return err
 			},
-			want:   expected{method: http.MethodGet, path: "/repository/process-definitions"},
+			want:   expected{method: http.MethodGet, path: "/repository/process-definitions", query: url.Values{"start": {"0"}, "size": {"10"}}},
 			answer: canned{200, `{"total":0}`},
 			kind:   upstreams.KindInvalid,
 		},

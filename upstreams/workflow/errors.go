@@ -39,20 +39,18 @@ func (e *ParamError) Unwrap() error { return ErrInvalidParam }
 // logs and system messages, and an engine stack trace is not useful there.
 const maxMessage = 500
 
-// statusError turns a non-2xx answer into the upstream error. A 401 or 403
-// means the gateway's own engine credentials are wrong, which is the
-// gateway's failure and not the caller's, so it is KindFailed with the
-// status kept for the log; other 4xx keep their status as KindRejected.
-func statusError(status int, body []byte) *upstreams.Error {
+// statusError turns a non-2xx answer of path into the upstream error, as
+// upstreams.ClassifyStatus classifies every backend's: a 401, or a 403 that
+// is not the engine's own refusal (BusinessRefusal), is the gateway's
+// credentials failing (502); the engine's 403 refusals and other 4xx keep
+// their status and message. The shared client classifies the same way
+// before the answer reaches the adapter; this covers a plain *http.Client.
+func statusError(resp *http.Response, path string, body []byte) *upstreams.Error {
 	msg := errorMessage(body)
 	if msg == "" {
-		msg = http.StatusText(status)
+		msg = http.StatusText(resp.StatusCode)
 	}
-	e := upstreams.NewStatusError(Upstream, status, "", msg)
-	if status == http.StatusUnauthorized || status == http.StatusForbidden {
-		e.Kind = upstreams.KindFailed
-	}
-	return e
+	return upstreams.ClassifyStatus(Upstream, resp.StatusCode, resp.Header, path, "", msg, BusinessRefusal, 0)
 }
 
 // errorMessage reads the engine's error text from either body shape:

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -55,7 +56,7 @@ func FuzzErrorMessage(f *testing.F) {
 		if msg != strings.TrimSpace(msg) {
 			t.Fatalf("message not trimmed: %q", msg)
 		}
-		e := statusError(404, body)
+		e := statusError(&http.Response{StatusCode: 404}, "/runtime/tasks/1", body)
 		if e.Status != 404 || e.Message == "" {
 			t.Fatalf("status error lost its status or message: %+v", e)
 		}

@@ -43,15 +43,20 @@ func (c *Client) User(ctx context.Context, username string) ([]byte, error) {
 	return body, nil
 }
 
-// ProcessDefinitions returns the data array of
-// GET /repository/process-definitions (the engine's first page of 10).
-func (c *Client) ProcessDefinitions(ctx context.Context) ([]byte, error) {
-	return c.getList(ctx, "/repository/process-definitions", nil)
+// ProcessDefinitions lists one page of process definitions
+// (GET /repository/process-definitions). q is validated first (a
+// *ParamError).
+func (c *Client) ProcessDefinitions(ctx context.Context, q DefinitionQuery) (List, error) {
+	if err := q.validate(); err != nil {
+		return List{}, err
+	}
+	return c.getList(ctx, "/repository/process-definitions", q.values())
 }
 
 // StartProcess starts an instance (POST /runtime/process-instances) and
-// returns the engine's instance record. An unknown definition is a 400
-// *upstreams.Error, as the engine answers it.
+// returns the engine's instance record. Every variable is sent with its
+// type (see Variable). An unknown definition is a 400 *upstreams.Error, as
+// the engine answers it.
 func (c *Client) StartProcess(ctx context.Context, r StartRequest) ([]byte, error) {
 	switch {
 	case r.ProcessDefinitionID == "" && r.ProcessDefinitionKey == "":
@@ -59,10 +64,10 @@ func (c *Client) StartProcess(ctx context.Context, r StartRequest) ([]byte, erro
 	case r.ProcessDefinitionID != "" && r.ProcessDefinitionKey != "":
 		return nil, &ParamError{Param: "processDefinitionKey", Value: r.ProcessDefinitionKey, Reason: "give processDefinitionId or processDefinitionKey, not both"}
 	}
-	for _, v := range r.Variables {
-		if v.Name == "" {
-			return nil, &ParamError{Param: "variables", Reason: "every variable needs a name"}
-		}
+	vars, err := typed(r.Variables)
+	if err != nil {
+		return nil, err
 	}
+	r.Variables = vars
 	return c.object(ctx, http.MethodPost, "/runtime/process-instances", r)
 }

@@ -60,8 +60,8 @@ func (d adapterDesk) Start(t *testing.T, r workflow.StartRequest) string {
 }
 
 func (d adapterDesk) Tasks(t *testing.T, q workflow.TaskQuery) []workflowtest.Task {
-	raw, err := d.c.Tasks(context.Background(), q)
-	return decode[[]workflowtest.Task](t, raw, err)
+	list, err := d.c.Tasks(context.Background(), q)
+	return decode[[]workflowtest.Task](t, list.Data, err)
 }
 
 func (d adapterDesk) Claim(t *testing.T, id, user string) int {
@@ -103,9 +103,17 @@ func TestSandboxLookups(t *testing.T) {
 	_, err = c.User(ctx, "ghost")
 	assert.Equal(t, http.StatusNotFound, statusOf(t, err))
 
-	defs, err := c.ProcessDefinitions(ctx)
+	defs, err := c.ProcessDefinitions(ctx, workflow.DefinitionQuery{Latest: true})
 	require.NoError(t, err)
-	assert.Contains(t, string(defs), `"id":"loanProcess:1:4"`)
+	assert.Contains(t, string(defs.Data), `"id":"loanProcess:2:3"`)
+	assert.NotContains(t, string(defs.Data), `"id":"loanProcess:1:4"`, "only the latest version")
+	assert.Equal(t, workflow.List{Data: defs.Data, Start: 0, Size: 1, Total: 1}, defs)
+	all, err := c.ProcessDefinitions(ctx, workflow.DefinitionQuery{Key: "loanProcess", Size: 1, Start: 1})
+	require.NoError(t, err)
+	assert.Contains(t, string(all.Data), `"version":`)
+	assert.Equal(t, 1, all.Start)
+	assert.Equal(t, 1, all.Size)
+	assert.EqualValues(t, 2, all.Total, "every version")
 
 	_, err = c.StartProcess(ctx, workflow.StartRequest{ProcessDefinitionID: "nope:1:1"})
 	assert.Equal(t, http.StatusBadRequest, statusOf(t, err))

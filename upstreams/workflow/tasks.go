@@ -4,22 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
+
+	"github.com/restgate/gateway/upstreams"
 )
 
-// Variable is one process variable as the engine takes it.
-type Variable struct {
-	Name  string `json:"name"`
-	Value any    `json:"value"`
-}
-
-// Tasks lists tasks: open ones from GET /runtime/tasks, closed ones from
-// GET /history/historic-task-instances?finished=true, and returns the
-// engine's data array as it came. q is validated first (a *ParamError).
-func (c *Client) Tasks(ctx context.Context, q TaskQuery) ([]byte, error) {
+// Tasks lists one page of tasks: open ones from GET /runtime/tasks, closed
+// ones from GET /history/historic-task-instances?finished=true. q is
+// validated first (a *ParamError).
+func (c *Client) Tasks(ctx context.Context, q TaskQuery) (List, error) {
 	if err := q.validate(); err != nil {
-		return nil, err
+		return List{}, err
 	}
 	path, values := q.values()
 	return c.getList(ctx, path, values)
@@ -53,6 +50,14 @@ func (c *Client) Assign(ctx context.Context, id string, body []byte) ([]byte, er
 // Claim makes assignee the holder of the task (POST /runtime/tasks/{id}
 // with action claim). Claiming a task that another user holds is a 409
 // *upstreams.Error; claiming it again as its holder succeeds.
+//
+// Two claims racing for one unassigned task both find it free; the one
+// that writes second fails on the engine's optimistic lock, which the
+// engine answers 500. Claim then reads the task again: held by another
+// user it is the 409 the caller would have got a moment later, held by
+// assignee it is a success, and in both cases the 500 is not the engine
+// failing, so the shared client's breaker does not count it
+// (upstreams.WithFailureCheck). Otherwise the 500 stands.
 func (c *Client) Claim(ctx context.Context, id, assignee string) error {
 	if err := checkID("taskId", id); err != nil {
 		return err
@@ -60,17 +65,80 @@ func (c *Client) Claim(ctx context.Context, id, assignee string) error {
 	if err := checkID("assignee", assignee); err != nil {
 		return err
 	}
-	body := struct {
-		Action   string `json:"action"`
-		Assignee string `json:"assignee"`
-	}{"claim", assignee}
-	_, err := c.call(ctx, http.MethodPost, taskPath(id), nil, body)
-	return err
+	var holder string
+	checked := false
+	readHolder := func() {
+		checked = true
+		holder = c.holder(ctx, id)
+	}
+	check := upstreams.WithFailureCheck(ctx, func(e *upstreams.Error) bool {
+		if e.Status != http.StatusInternalServerError {
+			return false
+		}
+		readHolder()
+		return holder != ""
+	})
+	err := c.action(check, id, taskAction{Action: "claim", Assignee: &assignee})
+	ue := upstreams.AsError(err)
+	if ue == nil || ue.Status != http.StatusInternalServerError {
+		return err
+	}
+	if !checked { // a Doer without the shared client's check
+		readHolder()
+	}
+	switch holder {
+	case "":
+		return err
+	case assignee:
+		return nil
+	}
+	return &upstreams.Error{Upstream: Upstream, Kind: upstreams.KindRejected, Status: http.StatusConflict,
+		Message: fmt.Sprintf("Task was already claimed: Task '%s' is already claimed by someone else (a concurrent claim won).", id),
+		Err:     err}
+}
+
+// holder is the task's assignee as the engine has it now, "" when the task
+// is unassigned or cannot be read.
+func (c *Client) holder(ctx context.Context, id string) string {
+	raw, err := c.object(ctx, http.MethodGet, taskPath(id), nil)
+	if err != nil {
+		return ""
+	}
+	var task struct {
+		Assignee *string `json:"assignee"`
+	}
+	if json.Unmarshal(raw, &task) != nil || task.Assignee == nil {
+		return ""
+	}
+	return *task.Assignee
+}
+
+// Unclaim releases the task (action unclaim): it is unassigned afterwards,
+// whoever held it; releasing an unassigned task changes nothing.
+func (c *Client) Unclaim(ctx context.Context, id string) error {
+	if err := checkID("taskId", id); err != nil {
+		return err
+	}
+	return c.action(ctx, id, taskAction{Action: "unclaim"})
+}
+
+// Delegate hands the task to assignee (action delegate): the engine makes
+// the current assignee the owner when it has none, assignee the assignee,
+// and marks the delegation pending.
+func (c *Client) Delegate(ctx context.Context, id, assignee string) error {
+	if err := checkID("taskId", id); err != nil {
+		return err
+	}
+	if err := checkID("assignee", assignee); err != nil {
+		return err
+	}
+	return c.action(ctx, id, taskAction{Action: "delegate", Assignee: &assignee})
 }
 
 // Complete completes the task with the disposition variable first and the
 // other variables after it (a "disposition" among them is dropped: the
-// argument decides). disposition must satisfy ValidDisposition.
+// argument decides), each sent with its type (see Variable).
+// disposition must satisfy ValidDisposition.
 func (c *Client) Complete(ctx context.Context, id, disposition string, variables []Variable) error {
 	if err := checkID("taskId", id); err != nil {
 		return err
@@ -78,25 +146,38 @@ func (c *Client) Complete(ctx context.Context, id, disposition string, variables
 	if !ValidDisposition(disposition) {
 		return &ParamError{Param: "disposition", Value: disposition, Reason: "must be complete, incomplete or saveforlater"}
 	}
-	vars := make([]Variable, 0, len(variables)+1)
-	vars = append(vars, Variable{Name: "disposition", Value: disposition})
+	rest := make([]Variable, 0, len(variables))
 	for _, v := range variables {
-		if v.Name == "" {
-			return &ParamError{Param: "variables", Reason: "every variable needs a name"}
-		}
 		if v.Name != "disposition" {
-			vars = append(vars, v)
+			rest = append(rest, v)
 		}
 	}
-	body := struct {
-		Action    string     `json:"action"`
-		Variables []Variable `json:"variables"`
-	}{"complete", vars}
-	_, err := c.call(ctx, http.MethodPost, taskPath(id), nil, body)
+	vars, err := typed(append([]Variable{{Name: "disposition", Type: "string", Value: mustJSON(disposition)}}, rest...))
+	if err != nil {
+		return err
+	}
+	return c.action(ctx, id, taskAction{Action: "complete", Variables: vars})
+}
+
+// taskAction is the body of POST /runtime/tasks/{id} (TaskActionRequest).
+type taskAction struct {
+	Action    string     `json:"action"`
+	Assignee  *string    `json:"assignee,omitempty"`
+	Variables []Variable `json:"variables,omitempty"`
+}
+
+// action posts a task action; success is 200 with an empty body.
+func (c *Client) action(ctx context.Context, id string, a taskAction) error {
+	_, err := c.call(ctx, http.MethodPost, taskPath(id), nil, a)
 	return err
 }
 
 func taskPath(id string) string { return "/runtime/tasks/" + url.PathEscape(id) }
+
+func mustJSON(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
 
 // assignment checks an assign body and returns the members to send.
 func assignment(body []byte) (map[string]json.RawMessage, error) {

@@ -45,7 +45,7 @@ func BenchmarkListV2(b *testing.B) {
 	}))
 	defer backend.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}, Timeout: 10 * time.Second}
-	routes, w := newRouter(b, backend.URL, accounts.Options{}, client)
+	routes, w := newRouter(b, backend.URL, accounts.Options{}, reference, client)
 	authn, err := identity.New(context.Background(), config.Auth{Mode: config.AuthNone})
 	require.NoError(b, err)
 	logger := slog.New(slog.DiscardHandler)

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/restgate/gateway/gateway/call"
@@ -62,7 +63,7 @@ func (o Options) withDefaults() Options {
 
 // Collection returns the factory of kind accounts, on /{version}/accounts:
 //
-//	GET    list; limit and offset apply only when both are given
+//	GET    list; limit and offset page it (either alone: offset 0, or no limit) -> with the page member
 //	POST   create from a body in exposed names -> 201, result {"id": "..."}
 //	PUT    bulk update of an array of accounts with ids -> 200, per-item results
 //	DELETE delete every account -> result {"deleted": N}
@@ -94,17 +95,21 @@ type collection struct {
 
 func (h *collection) list(r *http.Request, _ *call.Call) (call.Result, error) {
 	var page *accounts.Page
+	var q url.Values
 	if r.URL.RawQuery != "" { // Query makes a map even of nothing
 		var err error
-		if page, err = parsePage(r.URL.Query(), h.opts.MaxLimit); err != nil {
+		if q, err = call.ParseQuery(r); err != nil {
+			return call.Result{}, err
+		}
+		if page, err = parsePage(q, h.opts.MaxLimit); err != nil {
 			return call.Result{}, err
 		}
 	}
-	body, err := h.client.List(r.Context(), page)
+	body, at, err := h.client.List(r.Context(), page)
 	if err != nil {
 		return call.Result{}, call.Upstream(err, envelope.SObjectOperationFailed)
 	}
-	return call.Result{JSON: body.JSON, Owner: body}, nil
+	return call.Result{JSON: body.JSON, Owner: body, Page: pageOf(r, q, page, at)}, nil
 }
 
 func (h *collection) create(r *http.Request, c *call.Call) (call.Result, error) {
@@ -125,6 +130,12 @@ func (h *collection) create(r *http.Request, c *call.Call) (call.Result, error) 
 
 func (h *collection) deleteAll(r *http.Request, c *call.Call) (call.Result, error) {
 	n, err := h.client.DeleteAll(r.Context())
+	if errors.Is(err, accounts.ErrUnidentified) {
+		// Refused before anything was deleted: the backend cannot name its
+		// accounts, which no retry changes.
+		return call.Result{}, &envelope.Error{ID: envelope.SObjectOperationFailed, Status: http.StatusNotImplemented, Cause: err,
+			Detail: "the account backend lists accounts without their id, so they cannot be deleted one by one; nothing was deleted"}
+	}
 	if err != nil {
 		err = call.Upstream(err, envelope.SObjectOperationFailed)
 		var ee *envelope.Error

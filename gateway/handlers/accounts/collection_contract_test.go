@@ -8,6 +8,10 @@ import (
 // does not list.
 const listAnswer = `[{"Id":"` + idA + `","Name":"Acme","Total_Assets__c":5.5,"SicDesc":null,"BillingCity":"Paris"}]`
 
+// eightAccounts is the original controller's list of eight accounts: names
+// only.
+const eightAccounts = `[{"Name":"A1"},{"Name":"A2"},{"Name":"A3"},{"Name":"A4"},{"Name":"A5"},{"Name":"A6"},{"Name":"A7"},{"Name":"A8"}]`
+
 // TestCollectionContract walks the /{version}/accounts row of the accounts
 // table (DESIGN.md section 5) for the versions that differ.
 func TestCollectionContract(t *testing.T) {
@@ -18,6 +22,7 @@ func TestCollectionContract(t *testing.T) {
 			script:       map[string][]reply{"GET /api/v1/account/": {{200, listAnswer}}},
 			wantUpstream: []string{"GET /api/v1/account/"},
 			wantStatus:   200, wantResult: `[{"id":"` + idA + `","name":"Acme"}]`,
+			noPage: true,
 		},
 		{
 			desc: "v2 list has whole records, derived names, nulls removed", method: "GET", path: "/v2/accounts",
@@ -32,22 +37,57 @@ func TestCollectionContract(t *testing.T) {
 			wantStatus:   200, wantResult: `[{"id":"` + idA + `","name":"Acme","totalAssets":5.5,"sicDesc":null,"billingCity":"Paris"}]`,
 		},
 		{
-			desc: "limit and offset together page the list", method: "GET", path: "/v2/accounts?limit=1&offset=2",
+			desc: "paging backend: limit and offset page the list there; a full page links the next", method: "GET",
+			path:         "/v2/accounts?limit=1&offset=2",
 			script:       map[string][]reply{"GET /api/v1/account/?limit=1&offset=2": {{200, `[{"Id":"` + idB + `"}]`}}},
 			wantUpstream: []string{"GET /api/v1/account/?limit=1&offset=2"},
 			wantStatus:   200, wantResult: `[{"id":"` + idB + `"}]`,
+			wantPage: `{"start":2,"size":1,"next":"/v2/accounts?limit=1&offset=3"}`,
 		},
 		{
-			desc: "limit alone is ignored", method: "GET", path: "/v2/accounts?limit=1",
-			script:       map[string][]reply{"GET /api/v1/account/": {{200, `[]`}}},
-			wantUpstream: []string{"GET /api/v1/account/"},
-			wantStatus:   200, wantResult: `[]`,
+			desc: "paging backend: a short page is the last", method: "GET", path: "/v2/accounts?limit=5&offset=2",
+			script:       map[string][]reply{"GET /api/v1/account/?limit=5&offset=2": {{200, `[{"Id":"` + idB + `"}]`}}},
+			wantUpstream: []string{"GET /api/v1/account/?limit=5&offset=2"},
+			wantStatus:   200, wantPage: `{"start":2,"size":1}`,
 		},
 		{
-			desc: "offset alone is ignored", method: "GET", path: "/v2/accounts?offset=3&limit=",
-			script:       map[string][]reply{"GET /api/v1/account/": {{200, `[]`}}},
+			desc: "limit alone pages from offset 0", method: "GET", path: "/v2/accounts?limit=1",
+			script:       map[string][]reply{"GET /api/v1/account/?limit=1&offset=0": {{200, `[]`}}},
+			wantUpstream: []string{"GET /api/v1/account/?limit=1&offset=0"},
+			wantStatus:   200, wantResult: `[]`, wantPage: `{"start":0,"size":0}`,
+		},
+		{
+			desc: "offset alone answers the rest", method: "GET", path: "/v2/accounts?offset=3&limit=",
+			script:       map[string][]reply{"GET /api/v1/account/?offset=3": {{200, `[]`}}},
+			wantUpstream: []string{"GET /api/v1/account/?offset=3"},
+			wantStatus:   200, wantResult: `[]`, wantPage: `{"start":3,"size":0,"total":3}`,
+		},
+		{
+			desc: "paging backend that does not page is refused, not trusted", method: "GET", path: "/v2/accounts?limit=1&offset=1",
+			script:       map[string][]reply{"GET /api/v1/account/?limit=1&offset=1": {{200, `[{"Id":"` + idA + `"},{"Id":"` + idB + `"}]`}}},
+			wantUpstream: []string{"GET /api/v1/account/?limit=1&offset=1"},
+			wantStatus:   502, wantCode: "CALLOUT_FAILED",
+		},
+		{
+			desc: "paging adapter: the offset is applied to a list no longer than the limit", method: "GET",
+			path:         "/v2/accounts?limit=10&offset=5",
+			backend:      &originalController,
+			script:       map[string][]reply{"GET /api/v1/account/": {{200, eightAccounts}}},
 			wantUpstream: []string{"GET /api/v1/account/"},
-			wantStatus:   200, wantResult: `[]`,
+			wantStatus:   200, wantResult: `[{"name":"A6"},{"name":"A7"},{"name":"A8"}]`,
+			wantPage: `{"start":5,"size":3,"total":8}`,
+		},
+		{
+			desc: "paging adapter: limit alone, the next page linked", method: "GET", path: "/v2/accounts?limit=3",
+			backend:      &originalController,
+			script:       map[string][]reply{"GET /api/v1/account/": {{200, eightAccounts}}},
+			wantUpstream: []string{"GET /api/v1/account/"},
+			wantStatus:   200, wantResult: `[{"name":"A1"},{"name":"A2"},{"name":"A3"}]`,
+			wantPage: `{"start":0,"size":3,"total":8,"next":"/v2/accounts?limit=3&offset=3"}`,
+		},
+		{
+			desc: "a malformed limit is refused, not dropped", method: "GET", path: "/v2/accounts?limit=%zz&offset=0",
+			wantStatus: 400, wantCode: "PARAMETER_INVALID", wantMessage: "limit",
 		},
 		{
 			desc: "negative limit", method: "GET", path: "/v2/accounts?limit=-1&offset=0",
@@ -177,30 +217,37 @@ func TestCollectionContract(t *testing.T) {
 		{
 			desc: "delete all as admin", method: "DELETE", path: "/v2/accounts", roles: "admin",
 			script: map[string][]reply{
-				"GET /api/v1/account/?limit=200&offset=0": {{200, `[{"Id":"` + idA + `"},{"Id":"` + idB + `"}]`}, {200, `[]`}},
-				"DELETE /api/v1/account/" + idA:           {{200, success}},
-				"DELETE /api/v1/account/" + idB:           {{200, success}},
+				"GET /api/v1/account/":          {{200, `[{"Id":"` + idA + `"},{"Id":"` + idB + `"}]`}, {200, `[]`}},
+				"DELETE /api/v1/account/" + idA: {{200, success}},
+				"DELETE /api/v1/account/" + idB: {{200, success}},
 			},
-			wantUpstream: []string{"GET /api/v1/account/?limit=200&offset=0", "DELETE /api/v1/account/" + idA,
-				"DELETE /api/v1/account/" + idB, "GET /api/v1/account/?limit=200&offset=0"},
+			wantUpstream: []string{"GET /api/v1/account/", "DELETE /api/v1/account/" + idA,
+				"DELETE /api/v1/account/" + idB, "GET /api/v1/account/"},
 			wantStatus: 200, wantResult: `{"deleted":2}`,
 		},
 		{
 			desc: "v1 delete all result is not cut to Id and Name", method: "DELETE", path: "/v1/accounts", roles: "user,admin",
-			script:       map[string][]reply{"GET /api/v1/account/?limit=200&offset=0": {{200, `[]`}}},
-			wantUpstream: []string{"GET /api/v1/account/?limit=200&offset=0"},
+			script:       map[string][]reply{"GET /api/v1/account/": {{200, `[]`}}},
+			wantUpstream: []string{"GET /api/v1/account/"},
 			wantStatus:   200, wantResult: `{"deleted":0}`,
 		},
 		{
 			desc: "delete all stopped by a failure says how far it got", method: "DELETE", path: "/v2/accounts", roles: "admin",
 			script: map[string][]reply{
-				"GET /api/v1/account/?limit=200&offset=0": {{200, `[{"Id":"` + idA + `"},{"Id":"` + idB + `"}]`}},
-				"DELETE /api/v1/account/" + idA:           {{200, success}},
-				"DELETE /api/v1/account/" + idB:           {{500, `{"message":"locked"}`}},
+				"GET /api/v1/account/":          {{200, `[{"Id":"` + idA + `"},{"Id":"` + idB + `"}]`}},
+				"DELETE /api/v1/account/" + idA: {{200, success}},
+				"DELETE /api/v1/account/" + idB: {{500, `{"message":"locked"}`}},
 			},
-			wantUpstream: []string{"GET /api/v1/account/?limit=200&offset=0", "DELETE /api/v1/account/" + idA,
+			wantUpstream: []string{"GET /api/v1/account/", "DELETE /api/v1/account/" + idA,
 				"DELETE /api/v1/account/" + idB},
 			wantStatus: 502, wantCode: "CALLOUT_FAILED", wantMessage: "1 accounts were deleted",
+		},
+		{
+			desc: "delete all on a backend that lists names only deletes nothing and says why", method: "DELETE", path: "/v2/accounts",
+			roles: "admin", backend: &originalController,
+			script:       map[string][]reply{"GET /api/v1/account/": {{200, `[{"Name":"A"},{"Name":"B"}]`}}},
+			wantUpstream: []string{"GET /api/v1/account/"},
+			wantStatus:   501, wantCode: "SOBJECT_OPERATION_FAILED", wantMessage: "lists accounts without their id",
 		},
 		{
 			desc: "delete all without the admin role", method: "DELETE", path: "/v2/accounts", roles: "user",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/restgate/gateway/gateway/handlers/accounts"
 	"github.com/restgate/gateway/gateway/handlers/handlertest"
+	upaccounts "github.com/restgate/gateway/upstreams/accounts"
 )
 
 const (
@@ -34,7 +35,11 @@ type contractCase struct {
 	wantCode     string
 	wantMessage  string // a part of the client message
 	wantResult   string // JSON; checked when set
+	wantPage     string // the page member as JSON; checked when set
+	noPage       bool   // the answer must have no page member
 	wantAllow    string
+	// backend is the adapter's options; zero: the reference controller's.
+	backend *upaccounts.Options
 }
 
 // runContract runs each case against its own strict backend.
@@ -44,13 +49,23 @@ func runContract(t *testing.T, tests []contractCase) {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
 			backend, url := newStrictBackend(t, tt.script)
-			gw := newGateway(t, url, accounts.Options{})
+			opts := reference
+			if tt.backend != nil {
+				opts = *tt.backend
+			}
+			gw := newGatewayFor(t, url, accounts.Options{}, opts)
 			a := do(t, gw, tt.method, tt.path, tt.body, tt.roles)
 			assert.Equal(t, tt.wantStatus, a.Status, "answer: %s", a.Raw)
 			assert.Equal(t, tt.wantCode, a.ResponseCode.ID, "answer: %s", a.Raw)
 			assert.Contains(t, a.ResponseCode.FormattedClientMessage, tt.wantMessage)
 			if tt.wantResult != "" {
 				assert.JSONEq(t, tt.wantResult, string(a.Result))
+			}
+			if tt.noPage {
+				assert.Nil(t, a.Page, "the whole list is part of nothing longer")
+			}
+			if tt.wantPage != "" {
+				assert.JSONEq(t, tt.wantPage, string(a.Page), "answer: %s", a.Raw)
 			}
 			if tt.wantAllow != "" {
 				assert.Equal(t, tt.wantAllow, a.Header.Get("Allow"))

@@ -56,19 +56,35 @@ func testConfig() *config.Config {
 	return cfg
 }
 
+// reference is how the reference account controller behaves: it pages
+// and keeps the fields an update does not send.
+var reference = upaccounts.Options{Paging: upaccounts.PagingBackend, Update: upaccounts.UpdateReplace}
+
+// originalController is what the original account controller needs: it
+// ignores paging and replaces an account with the body of an update (the
+// shipped config's options).
+var originalController = upaccounts.Options{Paging: upaccounts.PagingAdapter, Update: upaccounts.UpdateMerge}
+
 // newGateway serves the account routes against the account controller at
-// baseURL, through the real router, writer and trace middleware.
+// baseURL, with the reference controller's options, through the real
+// router, writer and trace middleware.
 func newGateway(tb testing.TB, baseURL string, opts accounts.Options) http.Handler {
 	tb.Helper()
-	h, _ := newRouter(tb, baseURL, opts, handlertest.Client(tb))
+	return newGatewayFor(tb, baseURL, opts, reference)
+}
+
+// newGatewayFor is newGateway with the adapter options of another backend.
+func newGatewayFor(tb testing.TB, baseURL string, opts accounts.Options, backend upaccounts.Options) http.Handler {
+	tb.Helper()
+	h, _ := newRouter(tb, baseURL, opts, backend, handlertest.Client(tb))
 	return middleware.Trace(handlertest.WithIdentity(h, testUser), time.Now)
 }
 
 // newRouter builds the router of testConfig with the account factories and
 // returns it with its writer.
-func newRouter(tb testing.TB, baseURL string, opts accounts.Options, doer upstreams.Doer) (http.Handler, *call.Writer) {
+func newRouter(tb testing.TB, baseURL string, opts accounts.Options, backend upaccounts.Options, doer upstreams.Doer) (http.Handler, *call.Writer) {
 	tb.Helper()
-	resolve := handlertest.Only("accounts", upaccounts.New(baseURL, doer))
+	resolve := handlertest.Only("accounts", upaccounts.New(baseURL, doer, backend))
 	return handlertest.Router(tb, testConfig(), false, func(*routes.Table) map[string]router.Factory {
 		return map[string]router.Factory{
 			config.KindAccounts: accounts.Collection(resolve, opts),

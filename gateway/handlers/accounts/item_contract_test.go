@@ -66,6 +66,23 @@ func TestItemContract(t *testing.T) {
 			wantStatus:   400, wantCode: "SOBJECT_OPERATION_FAILED",
 		},
 		{
+			desc: "update merge: read, merge, send the whole record", method: "PUT", path: "/v2/accounts/" + idA,
+			body: `{"billingCity":"Paris","sicDesc":null}`, backend: &originalController,
+			script: map[string][]reply{
+				"GET /api/v1/account/" + idA: {{200, `[{"Name":"Acme"}]`}},
+				`POST /api/v1/account/` + idA + ` {"BillingCity":"Paris","Name":"Acme","SicDesc":null}`: {{200, `{status: success}`}},
+			},
+			wantUpstream: []string{"GET /api/v1/account/" + idA, `POST /api/v1/account/` + idA + ` {"BillingCity":"Paris","Name":"Acme","SicDesc":null}`},
+			wantStatus:   200, wantResult: `""`,
+		},
+		{
+			desc: "update merge of an unknown account sends nothing", method: "PUT", path: "/v2/accounts/" + idA,
+			body: `{"name":"N"}`, backend: &originalController,
+			script:       map[string][]reply{"GET /api/v1/account/" + idA: {{404, `{"message":"account not found"}`}}},
+			wantUpstream: []string{"GET /api/v1/account/" + idA},
+			wantStatus:   404, wantCode: "SOBJECT_OPERATION_FAILED",
+		},
+		{
 			desc: "update with an unknown field", method: "PUT", path: "/v2/accounts/" + idA, body: `{"nickname":"N"}`,
 			wantStatus: 400, wantCode: "JSON_SERIALIZATION_FAILED", wantMessage: `"nickname"`,
 		},

@@ -1,6 +1,8 @@
 package accounts
 
 import (
+	"maps"
+	"net/http"
 	"net/url"
 	"strconv"
 
@@ -12,12 +14,12 @@ import (
 // SQL; nobody pages a billion records through this API.
 const maxOffset = 1_000_000_000
 
-// parsePage reads the list's limit and offset. The seed's rule: the list is
-// paged only when both are given; when either is absent (or empty) the
-// whole list is answered. A parameter that is given is still checked, so a
-// typo never silently returns everything: it must appear once and be a
-// non-negative decimal integer, limit at most maxLimit. A nil page means the
-// whole list.
+// parsePage reads the list's limit and offset. Without either (or with
+// both empty) the whole list is answered, as the seed says. limit alone
+// pages from offset 0; offset alone answers every account after it. A
+// parameter that is given is checked, so a typo never silently returns
+// everything: it must appear once and be a non-negative decimal integer,
+// limit at most maxLimit. A nil page means the whole list.
 func parsePage(q url.Values, maxLimit int) (*accounts.Page, error) {
 	limit, hasLimit, err := pageParam(q, "limit", maxLimit)
 	if err != nil {
@@ -27,10 +29,31 @@ func parsePage(q url.Values, maxLimit int) (*accounts.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !hasLimit || !hasOffset {
+	switch {
+	case !hasLimit && !hasOffset:
 		return nil, nil
+	case !hasLimit:
+		limit = -1
 	}
 	return &accounts.Page{Limit: limit, Offset: offset}, nil
+}
+
+// pageOf is the page member of a list answer: where the answer sits, the
+// total when the adapter knows it, and, when more accounts may follow, the
+// request again with offset moved past this page. The whole list (no
+// page) is part of nothing longer and has none.
+func pageOf(r *http.Request, q url.Values, page *accounts.Page, at accounts.Placement) *envelope.Page {
+	if page == nil {
+		return nil
+	}
+	p := &envelope.Page{Start: at.Start, Size: at.Size, Total: at.Total}
+	if at.More && page != nil && page.Limit > 0 {
+		next := maps.Clone(q)
+		next.Set("limit", strconv.Itoa(page.Limit))
+		next.Set("offset", strconv.Itoa(at.Start+at.Size))
+		p.Next = r.URL.EscapedPath() + "?" + next.Encode()
+	}
+	return p
 }
 
 func pageParam(q url.Values, name string, max int) (n int, given bool, err error) {

@@ -26,9 +26,10 @@ func TestParsePage(t *testing.T) {
 		{desc: "both", query: "limit=10&offset=20", want: &upaccounts.Page{Limit: 10, Offset: 20}},
 		{desc: "zeros", query: "limit=0&offset=0", want: &upaccounts.Page{}},
 		{desc: "limit at the maximum", query: "limit=2000&offset=5", want: &upaccounts.Page{Limit: 2000, Offset: 5}},
-		{desc: "limit only", query: "limit=10", want: nil},
-		{desc: "offset only", query: "offset=10", want: nil},
-		{desc: "empty limit counts as absent", query: "limit=&offset=3", want: nil},
+		{desc: "limit only pages from offset 0", query: "limit=10", want: &upaccounts.Page{Limit: 10}},
+		{desc: "offset only is the rest", query: "offset=10", want: &upaccounts.Page{Limit: -1, Offset: 10}},
+		{desc: "empty limit counts as absent", query: "limit=&offset=3", want: &upaccounts.Page{Limit: -1, Offset: 3}},
+		{desc: "both empty", query: "limit=&offset=", want: nil},
 		{desc: "other parameters are not ours", query: "limit=1&offset=1&q=x", want: &upaccounts.Page{Limit: 1, Offset: 1}},
 		{desc: "negative limit", query: "limit=-1&offset=0", wantParam: "limit"},
 		{desc: "signed offset", query: "limit=1&offset=+1", wantParam: "offset"},
@@ -71,11 +72,15 @@ func FuzzParsePage(f *testing.F) {
 			return
 		}
 		if page == nil {
-			assert.True(t, limit == "" || offset == "")
+			assert.True(t, limit == "" && offset == "")
 			return
 		}
-		assert.True(t, page.Limit >= 0 && page.Limit <= 2000 && page.Offset >= 0 && page.Offset <= maxOffset)
-		l, _ := strconv.Atoi(limit)
+		assert.True(t, page.Limit >= -1 && page.Limit <= 2000 && page.Offset >= 0 && page.Offset <= maxOffset)
+		l, err := strconv.Atoi(limit)
+		if limit == "" {
+			l, err = -1, nil
+		}
+		require.NoError(t, err)
 		o, _ := strconv.Atoi(offset)
 		assert.Equal(t, l, page.Limit)
 		assert.Equal(t, o, page.Offset)

@@ -11,14 +11,17 @@
 //	queryMore  /{version}/query/{locator}            the next batch of a query
 //	search     /{version}/search?q=SOSL              records, key-mapped by their type
 //
-// Records of a query or search are key-mapped one by one with the map of
-// their attributes.type for the call's version: the declared model's map
-// when the configuration has one, else the map derived from the type's
-// describe (cached by the Backend). A type the backend cannot describe (an
-// AggregateResult) is returned unmapped. A query's nextRecordsUrl becomes the
-// gateway's own /{version}/query/{locator}. Every other answer is returned
-// as the backend gave it (the writer still drops nulls when the version says
-// so).
+// Records of a query, search or recent items are key-mapped, at every
+// depth, with the map of their own attributes.type for the call's version
+// (Backend.KeyMap: the describe's field and relationship names, colliding
+// derived names shared out by a tie-break, a declared model's names
+// winning). A type the backend cannot describe (an AggregateResult) is
+// returned unmapped. A search answer always has the shape
+// {"searchRecords": [...]}, whatever the API version. Backend addresses
+// (attributes.url, nextRecordsUrl, a subquery's included, describe urls,
+// the version list and the resource map) become the gateway paths that
+// answer them, or are removed (Linker). The writer still drops nulls when
+// the version says so.
 //
 // Errors: a missing or blank q is PARAMETER_INVALID (400). A backend's
 // rejection is QUERY_OPERATION_FAILED for query and queryMore, SEARCH_FAILED
@@ -28,13 +31,10 @@
 package data
 
 import (
-	"context"
-	"errors"
+	"bytes"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/restgate/gateway/gateway/config"
 
@@ -43,8 +43,6 @@ import (
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/mapping"
-	"github.com/restgate/gateway/upstreams"
-	"github.com/restgate/gateway/upstreams/dataapi"
 )
 
 // Path parameters the actions read.
@@ -53,67 +51,6 @@ const (
 	ParamType       = "type"
 	ParamLocator    = "locator"
 )
-
-// Upstream options a Backend reads (config upstreams.<name>.options).
-const (
-	// OptionAPIVersion is the data API version spoken ("v35.0").
-	OptionAPIVersion = "apiVersion"
-	// DefaultAPIVersion is used when the option is not set.
-	DefaultAPIVersion = "v35.0"
-)
-
-// Backend is one data upstream as the handlers use it: the adapter client
-// and the cache of describes. It is also the settings.FieldSource of
-// /settings/model, so the model listing and the query mapping share one
-// describe per type. Safe for concurrent use.
-type Backend struct {
-	client *dataapi.Client
-	fields *dataapi.FieldCache
-}
-
-// NewBackend returns the Backend of the data API at baseURL sending through
-// doer, with the upstream's options (apiVersion, default v35.0). Describes
-// are cached for fieldTTL (0: the cache's default of five minutes).
-func NewBackend(baseURL string, options map[string]string, doer upstreams.Doer, fieldTTL time.Duration) (*Backend, error) {
-	version := options[OptionAPIVersion]
-	if version == "" {
-		version = DefaultAPIVersion
-	}
-	c, err := dataapi.New(baseURL, version, doer)
-	if err != nil {
-		return nil, err
-	}
-	return &Backend{client: c, fields: dataapi.NewFieldCache(c, fieldTTL)}, nil
-}
-
-// Fields returns the field names of type typ from its describe, cached: one
-// upstream call however many requests ask at once. An unknown type is the
-// backend's *upstreams.Error with status 404.
-func (b *Backend) Fields(ctx context.Context, typ string) ([]string, error) {
-	return b.fields.Fields(ctx, typ)
-}
-
-// Backends returns a resolver that calls build once per upstream name and
-// hands out that Backend (or that error) from then on, so that every route
-// of an upstream shares one describe cache. New wants such a resolver.
-func Backends(build router.Resolver[*Backend]) router.Resolver[*Backend] {
-	type built struct {
-		b   *Backend
-		err error
-	}
-	var mu sync.Mutex
-	seen := make(map[string]built)
-	return func(upstream string) (*Backend, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if r, ok := seen[upstream]; ok {
-			return r.b, r.err
-		}
-		b, err := build(upstream)
-		seen[upstream] = built{b, err}
-		return b, err
-	}
-}
 
 // Options tune the handlers. The zero value works.
 type Options struct {
@@ -162,7 +99,8 @@ func New(backends router.Resolver[*Backend], table *routes.Table, opts Options) 
 		if err != nil {
 			return nil, err
 		}
-		h := &handler{backend: b, table: table, maxDepth: opts.MaxDepth}
+		h := &handler{backend: b, table: table, maxDepth: opts.MaxDepth,
+			links: NewLinker(table, rt.Spec.Upstream, b.APIVersion())}
 		return map[string]call.Handler{http.MethodGet: func(r *http.Request, c *call.Call) (call.Result, error) {
 			res, err := op.serve(h, r, c)
 			if err != nil {
@@ -177,34 +115,57 @@ type handler struct {
 	backend  *Backend
 	table    *routes.Table
 	maxDepth int
+	links    *Linker
 }
 
-// raw answers the backend's JSON as it is.
-func raw(body []byte, err error) (call.Result, error) {
+// plain answers the backend's JSON with its addresses rewritten to gateway
+// paths (or removed), names left as they are.
+func (h *handler) plain(c *call.Call, body []byte, err error) (call.Result, error) {
 	if err != nil {
 		return call.Result{}, err
 	}
-	return call.Result{JSON: body, Form: call.ExposedNames}, nil
+	out, err := mapping.Rewrite(nil, body, mapping.Options{Links: h.links.Links(c.Version), MaxDepth: h.maxDepth, MaxOutput: -1})
+	if err != nil {
+		return call.Result{}, invalidAnswer("not JSON", err)
+	}
+	return call.Result{JSON: out, Form: call.ExposedNames}, nil
 }
 
-func (h *handler) versions(r *http.Request, _ *call.Call) (call.Result, error) {
-	return raw(h.backend.client.Versions(r.Context()))
+func (h *handler) versions(r *http.Request, c *call.Call) (call.Result, error) {
+	body, err := h.backend.client.Versions(r.Context())
+	return h.plain(c, body, err)
 }
 
-func (h *handler) resources(r *http.Request, _ *call.Call) (call.Result, error) {
-	return raw(h.backend.client.Resources(r.Context(), router.Param(r, ParamAPIVersion)))
+func (h *handler) resources(r *http.Request, c *call.Call) (call.Result, error) {
+	body, err := h.backend.client.Resources(r.Context(), router.Param(r, ParamAPIVersion))
+	if err != nil {
+		return call.Result{}, err
+	}
+	out, err := h.links.Resources(body, c.Version)
+	if err != nil {
+		return call.Result{}, err
+	}
+	return call.Result{JSON: out, Form: call.ExposedNames}, nil
 }
 
-func (h *handler) sobjects(r *http.Request, _ *call.Call) (call.Result, error) {
-	return raw(h.backend.client.SObjects(r.Context()))
+func (h *handler) sobjects(r *http.Request, c *call.Call) (call.Result, error) {
+	body, err := h.backend.client.SObjects(r.Context())
+	return h.plain(c, body, err)
 }
 
-func (h *handler) sobject(r *http.Request, _ *call.Call) (call.Result, error) {
-	return raw(h.backend.client.SObject(r.Context(), router.Param(r, ParamType)))
+// sobject answers a type's basics, its recent items key-mapped like query
+// records.
+func (h *handler) sobject(r *http.Request, c *call.Call) (call.Result, error) {
+	body, err := h.backend.client.SObject(r.Context(), router.Param(r, ParamType))
+	if err != nil {
+		return call.Result{}, err
+	}
+	return h.records(r.Context(), c, body)
 }
 
-func (h *handler) describe(r *http.Request, _ *call.Call) (call.Result, error) {
-	return raw(h.backend.client.Describe(r.Context(), router.Param(r, ParamType)))
+func (h *handler) describe(r *http.Request, c *call.Call) (call.Result, error) {
+	body, err := h.backend.client.Describe(r.Context(), router.Param(r, ParamType))
+	return h.plain(c, body, err)
 }
 
 func (h *handler) query(r *http.Request, c *call.Call) (call.Result, error) {
@@ -216,7 +177,7 @@ func (h *handler) query(r *http.Request, c *call.Call) (call.Result, error) {
 	if err != nil {
 		return call.Result{}, err
 	}
-	return h.records(r.Context(), c, body, "records")
+	return h.records(r.Context(), c, body)
 }
 
 func (h *handler) queryMore(r *http.Request, c *call.Call) (call.Result, error) {
@@ -224,7 +185,7 @@ func (h *handler) queryMore(r *http.Request, c *call.Call) (call.Result, error) 
 	if err != nil {
 		return call.Result{}, err
 	}
-	return h.records(r.Context(), c, body, "records")
+	return h.records(r.Context(), c, body)
 }
 
 func (h *handler) search(r *http.Request, c *call.Call) (call.Result, error) {
@@ -236,7 +197,20 @@ func (h *handler) search(r *http.Request, c *call.Call) (call.Result, error) {
 	if err != nil {
 		return call.Result{}, err
 	}
-	return h.records(r.Context(), c, body, "searchRecords")
+	return h.records(r.Context(), c, searchRecords(body))
+}
+
+// searchRecords gives every search answer the shape of API 37.0 and later,
+// {"searchRecords": [...]}: up to 36.0 the backend answers a bare array.
+func searchRecords(body []byte) []byte {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		return body
+	}
+	out := make([]byte, 0, len(trimmed)+20)
+	out = append(out, `{"searchRecords":`...)
+	out = append(out, trimmed...)
+	return append(out, '}')
 }
 
 // statement reads the one q parameter of a query or search.
@@ -250,37 +224,3 @@ func statement(r *http.Request) (string, error) {
 	}
 	return qs[0], nil
 }
-
-// records key-maps the records of a query or search answer for the call's
-// version and points nextRecordsUrl at the gateway.
-func (h *handler) records(ctx context.Context, c *call.Call, body []byte, member string) (call.Result, error) {
-	o := c.Options
-	if o == nil {
-		o = &routes.VersionOptions{}
-	}
-	opts := recordOptions{
-		member:  member,
-		rewrite: mapping.Options{DropNulls: o.DropNulls, MaxDepth: h.maxDepth, MaxOutput: -1},
-		keyMap:  func(string) (*mapping.KeyMap, error) { return nil, nil },
-		next: func(u string) (string, error) {
-			loc, ok := dataapi.Locator(u)
-			if !ok {
-				return "", &upstreams.Error{Upstream: dataapi.Upstream, Kind: upstreams.KindInvalid,
-					Message: "nextRecordsUrl is not a query locator", Err: errBadLocator}
-			}
-			return "/" + c.Version + "/query/" + loc, nil
-		},
-	}
-	form := call.ExposedNames
-	if o.MapKeys {
-		opts.keyMap = h.keyMaps(ctx, c.Version)
-		form = call.MappedByHandler
-	}
-	out, err := rewriteRecords(body, opts)
-	if err != nil {
-		return call.Result{}, err
-	}
-	return call.Result{JSON: out, Form: form}, nil
-}
-
-var errBadLocator = errors.New("unexpected nextRecordsUrl")

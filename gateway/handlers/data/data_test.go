@@ -19,18 +19,18 @@ func TestQueryMapsRecordsByType(t *testing.T) {
 	}{
 		{desc: "v1: the model's legacy names, derived names for Contact, nulls dropped", version: "v1", want: `{
 			"totalSize":5,"done":false,"nextRecordsUrl":"/v1/query/01gD0000002HU6KIAW-3","records":[
-			{"attributes":{"type":"Account","url":"/services/data/v35.0/sobjects/Account/001A"},"id":"001A","accountname":"Acme","totalAssets":12.50},
-			{"attributes":{"type":"Contact","url":"/services/data/v35.0/sobjects/Contact/003B"},"id":"003B","firstName":"Ann","lastName":"Lee"},
+			{"attributes":{"type":"Account"},"id":"001A","accountname":"Acme","totalAssets":12.50},
+			{"attributes":{"type":"Contact"},"id":"003B","firstName":"Ann","lastName":"Lee"},
 			{"attributes":{"type":"AggregateResult"},"expr0":7}]}`},
 		{desc: "v2: derived names", version: "v2", want: `{
 			"totalSize":5,"done":false,"nextRecordsUrl":"/v2/query/01gD0000002HU6KIAW-3","records":[
-			{"attributes":{"type":"Account","url":"/services/data/v35.0/sobjects/Account/001A"},"id":"001A","name":"Acme","totalAssets":12.50},
-			{"attributes":{"type":"Contact","url":"/services/data/v35.0/sobjects/Contact/003B"},"id":"003B","firstName":"Ann","lastName":"Lee"},
+			{"attributes":{"type":"Account"},"id":"001A","name":"Acme","totalAssets":12.50},
+			{"attributes":{"type":"Contact"},"id":"003B","firstName":"Ann","lastName":"Lee"},
 			{"attributes":{"type":"AggregateResult"},"expr0":7}]}`},
 		{desc: "v3: nulls kept", version: "v3", want: `{
 			"totalSize":5,"done":false,"nextRecordsUrl":"/v3/query/01gD0000002HU6KIAW-3","records":[
-			{"attributes":{"type":"Account","url":"/services/data/v35.0/sobjects/Account/001A"},"id":"001A","name":"Acme","totalAssets":12.50,"billingCity":null},
-			{"attributes":{"type":"Contact","url":"/services/data/v35.0/sobjects/Contact/003B"},"id":"003B","firstName":"Ann","lastName":"Lee","email":null},
+			{"attributes":{"type":"Account"},"id":"001A","name":"Acme","totalAssets":12.50,"billingCity":null},
+			{"attributes":{"type":"Contact"},"id":"003B","firstName":"Ann","lastName":"Lee","email":null},
 			{"attributes":{"type":"AggregateResult"},"expr0":7,"Name_Total":null}]}`},
 	}
 	for _, tt := range tests {
@@ -52,8 +52,8 @@ func TestQueryMoreFollowsTheGatewayLocator(t *testing.T) {
 	a := get(t, gw, "/v2/query/01gD0000002HU6KIAW-3")
 	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
 	assert.JSONEq(t, `{"totalSize":5,"done":true,"records":[
-		{"attributes":{"type":"Contact","url":"/services/data/v35.0/sobjects/Contact/003C"},"id":"003C","firstName":"Bo","lastName":"Ng","email":"bo@example.com"},
-		{"attributes":{"type":"Account","url":"/services/data/v35.0/sobjects/Account/001D"},"id":"001D","name":"Initech"}]}`, string(a.Result))
+		{"attributes":{"type":"Contact"},"id":"003C","firstName":"Bo","lastName":"Ng","email":"bo@example.com"},
+		{"attributes":{"type":"Account"},"id":"001D","name":"Initech"}]}`, string(a.Result))
 }
 
 func TestSearchMapsRecords(t *testing.T) {
@@ -63,9 +63,9 @@ func TestSearchMapsRecords(t *testing.T) {
 		mapped              bool
 	}{
 		{desc: "v2: derived names", version: "v2", mapped: true,
-			want: `{"searchRecords":[{"attributes":{"type":"Contact","url":"/x"},"id":"003B","firstName":"Ann"}]}`},
+			want: `{"searchRecords":[{"attributes":{"type":"Contact"},"id":"003B","firstName":"Ann"}]}`},
 		{desc: "v1: key maps off", version: "v1",
-			want: `{"searchRecords":[{"attributes":{"type":"Contact","url":"/x"},"Id":"003B","FirstName":"Ann"}]}`},
+			want: `{"searchRecords":[{"attributes":{"type":"Contact"},"Id":"003B","FirstName":"Ann"}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -86,7 +86,8 @@ func TestPassThroughAnswers(t *testing.T) {
 	gw := newGateway(t, api.URL, handlertest.Client(t))
 	a := get(t, gw, "/v2/data")
 	require.Equal(t, http.StatusOK, a.Status)
-	assert.JSONEq(t, `[{"label":"Winter '16","url":"/services/data/v35.0","version":"35.0"}]`, string(a.Result))
+	assert.JSONEq(t, `[{"label":"Winter '16","url":"/v2/data/v35.0","version":"35.0"}]`, string(a.Result),
+		"the backend's address becomes the gateway's")
 	a = get(t, gw, "/v2/sobjects/Contact/describe")
 	require.Equal(t, http.StatusOK, a.Status)
 	assert.JSONEq(t, contactDescribe, string(a.Result), "describe keeps the internal names")
@@ -122,8 +123,6 @@ func TestErrors(t *testing.T) {
 			system: "An unexpected error occurred."},
 		{desc: "next batch elsewhere", path: queryPath("v2", "SELECT odd next"), status: 502, code: "CALLOUT_FAILED",
 			system: "nextRecordsUrl is not a query locator"},
-		{desc: "records not an array", path: queryPath("v2", "SELECT broken"), status: 502, code: "CALLOUT_FAILED",
-			system: "records is not an array"},
 	}
 	api := newFakeAPI(t)
 	gw := newGateway(t, api.URL, handlertest.Client(t))
@@ -165,12 +164,32 @@ func TestModelOfAnUndeclaredTypeDescribesOnce(t *testing.T) {
 	wg.Wait()
 	for _, a := range results {
 		require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
-		assert.JSONEq(t, `{"AccountId":"accountId","Email":"email","FirstName":"firstName","Id":"id","LastName":"lastName"}`, string(a.Result))
+		assert.JSONEq(t, `{"Account":"account","AccountId":"accountId","Email":"email","FirstName":"firstName","Id":"id","LastName":"lastName"}`, string(a.Result),
+			"fields and the relationship names of the describe")
 	}
 	assert.Equal(t, int32(1), api.describes.Load(), "one describe for 50 concurrent requests")
 
 	// The query mapping uses the same cache.
 	a := get(t, gw, queryPath("v2", "SELECT mixed"))
 	require.Equal(t, http.StatusOK, a.Status)
-	assert.Equal(t, int32(2), api.describes.Load(), "only AggregateResult was described for the query")
+	assert.Equal(t, int32(3), api.describes.Load(), "AggregateResult and the declared Account (for its relationships) were described for the query")
+}
+
+func TestSubqueriesAndBareSearchAgainstDocumentedShapes(t *testing.T) {
+	t.Parallel()
+	api := newFakeAPI(t)
+	gw := newGateway(t, api.URL, handlertest.Client(t))
+	a := get(t, gw, queryPath("v2", "SELECT with children"))
+	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
+	assert.JSONEq(t, `{"totalSize":2,"done":true,"records":[
+		{"attributes":{"type":"Account"},"name":"Acme",
+		 "Contacts":{"totalSize":3,"done":false,"nextRecordsUrl":"/v2/query/01gD0000002HU6KIAW-200",
+		  "records":[{"attributes":{"type":"Contact"},"lastName":"Lee","account":{"attributes":{"type":"Account"},"name":"Acme"}}]}},
+		{"attributes":{"type":"Account"},"name":"Initech"}]}`, string(a.Result),
+		"each record by its own type; the subquery's next batch through the gateway (the fake's Account declares no Contacts relationship, so the name stays)")
+
+	a = get(t, gw, "/v2/search?q=FIND+%7Bbare%7D")
+	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
+	assert.JSONEq(t, `{"searchRecords":[{"attributes":{"type":"Contact"},"id":"003B","firstName":"Ann"}]}`, string(a.Result),
+		"a v35.0 bare array answered in the one shape")
 }

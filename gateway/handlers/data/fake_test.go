@@ -23,7 +23,7 @@ type fakeAPI struct {
 
 // Fixed answers of the fake.
 const (
-	contactDescribe = `{"name":"Contact","fields":[{"name":"Id","type":"id"},{"name":"AccountId","type":"reference"},
+	contactDescribe = `{"name":"Contact","fields":[{"name":"Id","type":"id"},{"name":"AccountId","type":"reference","relationshipName":"Account"},
 		{"name":"FirstName","type":"string"},{"name":"LastName","type":"string"},{"name":"Email","type":"email"}]}`
 	mixedQuery = `{"totalSize":5,"done":false,"nextRecordsUrl":"/services/data/v35.0/query/01gD0000002HU6KIAW-3",
 		"records":[
@@ -71,6 +71,16 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		answerWith(w, 200, `{"totalSize":1,"done":false,"nextRecordsUrl":"https://elsewhere.example.com/next?page=2","records":[]}`)
 	case path == apiBase+"/query" && q == "SELECT broken":
 		answerWith(w, 200, `{"totalSize":1,"records":{"not":"an array"}}`)
+	case path == apiBase+"/query" && q == "SELECT with children":
+		// A parent-to-child subquery as the REST API documents it: the
+		// relationship holds its own query result, paged by its own
+		// nextRecordsUrl; a parent without children has null.
+		answerWith(w, 200, `{"totalSize":2,"done":true,"records":[
+			{"attributes":{"type":"Account","url":"/services/data/v35.0/sobjects/Account/001A"},"Name":"Acme",
+			 "Contacts":{"totalSize":3,"done":false,"nextRecordsUrl":"/services/data/v35.0/query/01gD0000002HU6KIAW-200",
+			  "records":[{"attributes":{"type":"Contact","url":"/services/data/v35.0/sobjects/Contact/003B"},"LastName":"Lee",
+			   "Account":{"attributes":{"type":"Account","url":"/services/data/v35.0/sobjects/Account/001A"},"Name":"Acme"}}]}},
+			{"attributes":{"type":"Account","url":"/services/data/v35.0/sobjects/Account/001B"},"Name":"Initech","Contacts":null}]}`)
 	case path == apiBase+"/query" && q == "SELECT down":
 		answerWith(w, 500, `[{"message":"An unexpected error occurred.","errorCode":"UNKNOWN_EXCEPTION"}]`)
 	case path == apiBase+"/query":
@@ -81,6 +91,9 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		answerWith(w, 400, `[{"message":"invalid query locator","errorCode":"INVALID_QUERY_LOCATOR"}]`)
 	case path == apiBase+"/search" && q == "FIND {Ann}":
 		answerWith(w, 200, searchAnswer)
+	case path == apiBase+"/search" && q == "FIND {bare}":
+		// Up to API 36.0 a search answers a bare array.
+		answerWith(w, 200, `[{"attributes":{"type":"Contact","url":"/services/data/v35.0/sobjects/Contact/003B"},"Id":"003B","FirstName":"Ann"}]`)
 	case path == apiBase+"/search":
 		answerWith(w, 400, `[{"message":"search term must be longer than one character","errorCode":"INVALID_SEARCH"}]`)
 	default:

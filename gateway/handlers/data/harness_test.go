@@ -34,7 +34,7 @@ func testConfig() *config.Config {
 		Versions: []string{"v1", "v2", "v3"},
 		Models: map[string]config.Model{"Account": {Fields: accountFields(),
 			Versions: map[string]config.ModelVersion{"v1": {MapKeys: map[string]string{"Name": "accountname"}}}}},
-		Upstreams: map[string]upstreams.Settings{"data": {URL: "http://unused"}},
+		Upstreams: map[string]upstreams.Settings{"data": {URL: "http://unused", Options: map[string]string{"apiVersion": "v35.0"}}},
 		Routes: []config.Route{
 			{Path: "/{version}/settings/model/{objectName}", Kind: config.KindModel},
 			{Path: "/{version}/data", Kind: config.KindData, Action: config.ActionVersions, Upstream: "data"},
@@ -62,7 +62,7 @@ func newGateway(tb testing.TB, baseURL string, doer upstreams.Doer) http.Handler
 	cfg := testConfig()
 	cfg.Mapping.MaxOutputChars = 1 << 20
 	backends := data.Backends(func(name string) (*data.Backend, error) {
-		return data.NewBackend(baseURL, cfg.Upstreams[name].Options, doer, time.Minute)
+		return data.NewBackend(baseURL, cfg.Upstreams[name].Options, doer, time.Minute, nil)
 	})
 	fields, err := backends("data")
 	require.NoError(tb, err)

@@ -1,209 +1,89 @@
 package data
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net/http"
 
-	"github.com/restgate/gateway/gateway/envelope"
+	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/mapping"
 	"github.com/restgate/gateway/upstreams"
 	"github.com/restgate/gateway/upstreams/dataapi"
 )
 
-// nextRecordsURL is the member of a query answer that points at the next
-// batch.
-const nextRecordsURL = "nextRecordsUrl"
-
-// recordOptions say how rewriteRecords transforms an answer.
-type recordOptions struct {
-	// member names the array of records ("records", "searchRecords").
-	member string
-	// rewrite applies to every record; its Map is set per record.
-	rewrite mapping.Options
-	// keyMap returns the map of records of a type ("" when a record has no
-	// attributes.type); nil copies the records unmapped.
-	keyMap func(typ string) (*mapping.KeyMap, error)
-	// next rewrites a nextRecordsUrl.
-	next func(url string) (string, error)
-}
-
-// rewriteRecords rewrites a query or search answer without decoding it into
-// Go values: the top-level members are copied as they came, in their order,
-// except the records array, whose elements are rewritten one by one with
-// the key map of their type, and nextRecordsUrl, which next replaces. A
-// top-level array is taken as the records themselves (the older search
-// answer). A body that is not such JSON is a KindInvalid *upstreams.Error.
-func rewriteRecords(body []byte, o recordOptions) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	tok, err := dec.Token()
+// records rewrites a query, search or sobject answer in one pass: every
+// record, at any depth (a parent's record under its relationship name,
+// a subquery's records), is key-mapped by its own attributes.type for the
+// call's version (when the version maps keys), and every backend address
+// becomes a gateway path or is removed (a subquery's nextRecordsUrl
+// included). A type the backend cannot describe (an AggregateResult) is
+// left unmapped.
+func (h *handler) records(ctx context.Context, c *call.Call, body []byte) (call.Result, error) {
+	o := c.Options
+	if o == nil {
+		o = &routes.VersionOptions{}
+	}
+	opts := mapping.Options{Links: h.links.Links(c.Version), MaxDepth: h.maxDepth, MaxOutput: -1}
+	form := call.ExposedNames
+	var types *TypeMaps
+	if o.MapKeys {
+		types = h.backend.TypeMaps(ctx, h.table, c.Version)
+		opts.Types = types.Lookup
+		form = call.MappedByHandler
+	}
+	out, err := mapping.Rewrite(nil, body, opts)
+	if types != nil && types.Err() != nil {
+		return call.Result{}, types.Err()
+	}
 	if err != nil {
-		return nil, invalidAnswer("not JSON", err)
-	}
-	if tok == json.Delim('[') {
-		out, err := rewriteArray(nil, dec, o)
-		if err != nil {
-			return nil, err
+		if upstreams.AsError(err) != nil {
+			return call.Result{}, err
 		}
-		return out, atEnd(dec)
+		return call.Result{}, invalidAnswer("not JSON", err)
 	}
-	if tok != json.Delim('{') {
-		return nil, invalidAnswer("not an object", nil)
-	}
-	out := make([]byte, 0, len(body)+len(body)/8)
-	out = append(out, '{')
-	for n := 0; dec.More(); n++ {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, invalidAnswer("not JSON", err)
-		}
-		key, _ := tok.(string)
-		if n > 0 {
-			out = append(out, ',')
-		}
-		out = mapping.AppendString(out, key)
-		out = append(out, ':')
-		switch key {
-		case o.member:
-			if out, err = rewriteMember(out, dec, o); err != nil {
-				return nil, err
-			}
-		case nextRecordsURL:
-			var u *string
-			if err := dec.Decode(&u); err != nil {
-				return nil, invalidAnswer(nextRecordsURL+" is not a string", err)
-			}
-			if u == nil {
-				out = append(out, "null"...)
-				continue
-			}
-			next, err := o.next(*u)
-			if err != nil {
-				return nil, err
-			}
-			out = mapping.AppendString(out, next)
-		default:
-			var v json.RawMessage
-			if err := dec.Decode(&v); err != nil {
-				return nil, invalidAnswer("not JSON", err)
-			}
-			out = append(out, v...)
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, invalidAnswer("not JSON", err)
-	}
-	out = append(out, '}')
-	return out, atEnd(dec)
+	return call.Result{JSON: out, Form: form}, nil
 }
 
-// rewriteMember rewrites the value of the records member: an array, or null.
-func rewriteMember(out []byte, dec *json.Decoder, o recordOptions) ([]byte, error) {
-	tok, err := dec.Token()
-	switch {
-	case err != nil:
-		return nil, invalidAnswer("not JSON", err)
-	case tok == nil:
-		return append(out, "null"...), nil
-	case tok != json.Delim('['):
-		return nil, invalidAnswer(o.member+" is not an array", nil)
-	}
-	return rewriteArray(out, dec, o)
+// TypeMaps looks up, for one answer, the key map of each record type it
+// holds (Backend.KeyMap), once per type; mapping.Options.Types is its
+// Lookup. Not safe for concurrent use: it serves one rewrite.
+type TypeMaps struct {
+	b       *Backend
+	ctx     context.Context
+	table   *routes.Table
+	version string
+	seen    map[string]*mapping.KeyMap
+	err     error
 }
 
-// rewriteArray rewrites the elements of an array whose '[' was read, and
-// reads its ']'.
-func rewriteArray(out []byte, dec *json.Decoder, o recordOptions) ([]byte, error) {
-	out = append(out, '[')
-	for n := 0; dec.More(); n++ {
-		var rec json.RawMessage
-		if err := dec.Decode(&rec); err != nil {
-			return nil, invalidAnswer("not JSON", err)
-		}
-		if n > 0 {
-			out = append(out, ',')
-		}
-		km, err := o.keyMap(recordType(rec))
-		if err != nil {
-			return nil, err
-		}
-		opts := o.rewrite
-		opts.Map = km
-		if out, err = mapping.Rewrite(out, rec, opts); err != nil {
-			return nil, invalidAnswer(fmt.Sprintf("record %d", n), err)
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, invalidAnswer("not JSON", err)
-	}
-	return append(out, ']'), nil
+// TypeMaps returns the lookup of the key maps of version, the declared
+// models of table winning over derived names.
+func (b *Backend) TypeMaps(ctx context.Context, table *routes.Table, version string) *TypeMaps {
+	return &TypeMaps{b: b, ctx: ctx, table: table, version: version, seen: make(map[string]*mapping.KeyMap)}
 }
 
-// recordType is a record's attributes.type, or "" when it has none.
-func recordType(rec []byte) string {
-	var r struct {
-		Attributes struct {
-			Type string `json:"type"`
-		} `json:"attributes"`
+// Lookup is the key map of type typ: nil for a type the backend does not
+// know. A failure to get it leaves the type unmapped and is kept for Err.
+func (t *TypeMaps) Lookup(typ []byte) *mapping.KeyMap {
+	if km, ok := t.seen[string(typ)]; ok {
+		return km
 	}
-	if json.Unmarshal(rec, &r) != nil {
-		return ""
+	name := string(typ)
+	var model *routes.Model
+	if t.table != nil {
+		model = t.table.Models[name]
 	}
-	return r.Attributes.Type
+	km, err := t.b.KeyMap(t.ctx, name, t.version, model)
+	if err != nil && !isNotFound(err) && t.err == nil {
+		t.err = err
+	}
+	t.seen[name] = km
+	return km
 }
 
-func atEnd(dec *json.Decoder) error {
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return invalidAnswer("data after the answer", err)
-	}
-	return nil
-}
+// Err is the first failure of a lookup: the answer cannot be mapped.
+func (t *TypeMaps) Err() error { return t.err }
 
 func invalidAnswer(what string, err error) error {
 	return &upstreams.Error{Upstream: dataapi.Upstream, Kind: upstreams.KindInvalid,
 		Message: "the answer's records cannot be read: " + what, Err: err}
-}
-
-// keyMaps returns the key-map lookup of one call: a declared model's map
-// for the version, else the map derived from the type's cached describe;
-// nil (unmapped) for a record without a type or a type the backend cannot
-// describe. Maps are looked up once per type per call.
-func (h *handler) keyMaps(ctx context.Context, version string) func(string) (*mapping.KeyMap, error) {
-	seen := make(map[string]*mapping.KeyMap)
-	return func(typ string) (*mapping.KeyMap, error) {
-		if typ == "" {
-			return nil, nil
-		}
-		if km, ok := seen[typ]; ok {
-			return km, nil
-		}
-		km, err := h.keyMap(ctx, typ, version)
-		if err != nil {
-			return nil, err
-		}
-		seen[typ] = km
-		return km, nil
-	}
-}
-
-func (h *handler) keyMap(ctx context.Context, typ, version string) (*mapping.KeyMap, error) {
-	if m, ok := h.table.Models[typ]; ok && m != nil {
-		return m.Maps[version], nil
-	}
-	fields, err := h.backend.Fields(ctx, typ)
-	if err != nil {
-		if ue := upstreams.AsError(err); ue != nil && ue.Status == http.StatusNotFound {
-			return nil, nil
-		}
-		return nil, err
-	}
-	km, err := mapping.DeriveKeyMap(fields)
-	if err != nil {
-		return nil, envelope.Wrap(envelope.SerializationFailed, err, "the field names of "+typ+" collide")
-	}
-	return km, nil
 }

@@ -76,8 +76,8 @@ func TestSandboxDiscovery(t *testing.T) {
 	tests := []struct {
 		desc, path, contains string
 	}{
-		{desc: "versions", path: "/v2/data", contains: `"/services/data/v35.0"`},
-		{desc: "resources", path: "/v2/data/v35.0", contains: `"sobjects"`},
+		{desc: "versions", path: "/v2/data", contains: `"/v2/data/v35.0"`},
+		{desc: "resources", path: "/v2/data/v35.0", contains: `"sobjects":"/v2/sobjects"`},
 		{desc: "sobjects", path: "/v2/sobjects", contains: `"Contact"`},
 		{desc: "sobject", path: "/v2/sobjects/Account", contains: `"recentItems"`},
 		{desc: "describe", path: "/v2/sobjects/Contact/describe", contains: `"LastName"`},

@@ -121,7 +121,9 @@ type Answer struct {
 	// Raw is the body as sent.
 	Raw []byte `json:"-"`
 
-	Result      json.RawMessage `json:"result"`
+	Result json.RawMessage `json:"result"`
+	// Page is the page member of a list answer; nil when there is none.
+	Page        json.RawMessage `json:"page"`
 	UserID      string          `json:"userId"`
 	MapKeysFlag *bool           `json:"mapKeysFlag"`
 	DropNulls   *bool           `json:"serializeNulls"`

@@ -23,7 +23,7 @@ func commonSchemas() obj {
 		"mapKeysFlag":    obj{"type": "boolean", "description": "whether the version's key map was applied"},
 		"serializeNulls": obj{"type": "boolean", "description": "true: null members were removed"},
 	}
-	envelope := obj{"result": obj{"description": `the result; "" when the operation produces nothing`}}
+	envelope := obj{"result": obj{"description": `the result; "" when the operation produces nothing`}, "page": ref("Page")}
 	errEnvelope := obj{"responseCode": ref("ResponseCode")}
 	for k, v := range meta {
 		envelope[k] = v
@@ -34,6 +34,14 @@ func commonSchemas() obj {
 			"description": "Every successful answer."},
 		"ErrorEnvelope": obj{"type": "object", "properties": errEnvelope, "required": []string{"responseCode", "timeStamp", "totalTime", "userId"},
 			"description": "Every error answer."},
+		"Page": obj{"type": "object", "required": []string{"start", "size"},
+			"description": "Where a list result sits in the whole list (docs/concepts/paging.md); only on lists.",
+			"properties": obj{
+				"start": obj{"type": "integer", "description": "position of the result's first item in the whole list, from 0"},
+				"size":  obj{"type": "integer", "description": "number of items in the result"},
+				"total": obj{"type": "integer", "description": "number of items in the whole list; absent when the backend does not say"},
+				"next":  obj{"type": "string", "description": "gateway path and query of the next page; absent on the last page"},
+			}},
 		"ResponseCode": obj{"type": "object", "required": []string{"id", "code", "clientTemplate", "formattedClientMessage"},
 			"properties": obj{
 				"id":                     obj{"type": "string", "examples": []string{"URL_INVALID"}},

@@ -131,7 +131,7 @@ func TestTargetURL(t *testing.T) {
 			for k := range tt.vars {
 				params = append(params, k)
 			}
-			tg, err := parseTarget(tt.upstreamPath, params, tt.pass)
+			tg, err := parseTarget(tt.upstreamPath, params, tt.pass, "")
 			require.NoError(t, err)
 			r := mux.SetURLVars(httptest.NewRequest("GET", tt.request, nil), tt.vars)
 			got, err := tg.url("http://h/base/", r)
@@ -155,7 +155,7 @@ func TestParseTargetErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
-			_, err := parseTarget(tt.upstreamPath, []string{"id"}, nil)
+			_, err := parseTarget(tt.upstreamPath, []string{"id"}, nil, "")
 			assert.Error(t, err)
 		})
 	}
@@ -168,7 +168,7 @@ func FuzzTargetURL(f *testing.F) {
 	for _, s := range []string{"abc", "a/b", "a?b=c", "..", "%2F", "a#b", "é"} {
 		f.Add(s)
 	}
-	tg, err := parseTarget("/a/{id}/c", []string{"id"}, nil)
+	tg, err := parseTarget("/a/{id}/c", []string{"id"}, nil, "")
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, v string) {
 		r := mux.SetURLVars(httptest.NewRequest("GET", "/v1/x", nil), map[string]string{"id": v})
@@ -184,7 +184,7 @@ func FuzzTargetURL(f *testing.F) {
 }
 
 func BenchmarkTargetURL(b *testing.B) {
-	tg, err := parseTarget("/services/data/v35.0/sobjects/{type}/describe?x=1", []string{"type"}, []string{"limit"})
+	tg, err := parseTarget("/services/data/v35.0/sobjects/{type}/describe?x=1", []string{"type"}, []string{"limit"}, "")
 	require.NoError(b, err)
 	r := mux.SetURLVars(httptest.NewRequest("GET", "/v1/sobjects/Contact?limit=5", nil), map[string]string{"type": "Contact"})
 	b.ReportAllocs()

@@ -15,8 +15,10 @@ import (
 
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/envelope"
+	"github.com/restgate/gateway/gateway/handlers/data"
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/mapping"
 	"github.com/restgate/gateway/upstreams"
 )
 
@@ -27,6 +29,14 @@ type Backend struct {
 	Doer upstreams.Doer
 	// BaseURL is what the route's upstreamPath is appended to.
 	BaseURL string
+	// APIVersion replaces {apiVersion} in upstreamPath (the upstream's
+	// options.apiVersion); empty: a route using it is refused.
+	APIVersion string
+	// Records, when not nil, says the backend is a data API whose answers
+	// are typed records in batches: a GET answer holding nextRecordsUrl is
+	// one batch, answered with a page whose next carries a cursor; records
+	// are key-mapped by their own type and backend addresses rewritten.
+	Records *data.Backend
 }
 
 // Options tune the proxy handlers. The zero value works: every zero field
@@ -34,6 +44,10 @@ type Backend struct {
 type Options struct {
 	// MaxDepth bounds the nesting of request bodies. Default 64.
 	MaxDepth int
+	// Table is the route table: the declared models whose names win over
+	// derived ones in typed records, and the data routes backend addresses
+	// are rewritten to (Backend.Records).
+	Table *routes.Table
 	// MaxAnswerBytes bounds the backend answer read into memory; a larger
 	// answer is SERIALIZATION_FAILED telling the caller to page (it could
 	// never fit mapping.maxOutputChars anyway). Default 32 MiB.
@@ -83,11 +97,18 @@ func New(backends router.Resolver[Backend], opts Options) router.Factory {
 		if b.Doer == nil {
 			return nil, fmt.Errorf("upstream %q: no client to send through", rt.Spec.Upstream)
 		}
-		t, err := parseTarget(rt.Spec.UpstreamPath, routes.PathParams(rt.Template), rt.Spec.Query)
+		t, err := parseTarget(rt.Spec.UpstreamPath, routes.PathParams(rt.Template), rt.Spec.Query, b.APIVersion)
 		if err != nil {
 			return nil, err
 		}
-		p := &proxy{backend: b, target: t, upstream: rt.Spec.Upstream, resultPath: rt.Spec.ResultPath, opts: opts}
+		p := &proxy{backend: b, target: t, upstream: rt.Spec.Upstream, resultPath: rt.Spec.ResultPath, opts: opts,
+			hostLinks: hostLinks(b.BaseURL)}
+		if b.Records != nil {
+			if opts.Table == nil {
+				return nil, fmt.Errorf("upstream %q: a data API backend needs the route table", rt.Spec.Upstream)
+			}
+			p.links = data.NewLinker(opts.Table, rt.Spec.Upstream, b.Records.APIVersion())
+		}
 		handlers := make(map[string]call.Handler, len(rt.Spec.Methods))
 		for _, m := range rt.Spec.Methods {
 			switch m {
@@ -109,10 +130,14 @@ type proxy struct {
 	upstream   string
 	resultPath string
 	opts       Options
+	// links rewrites backend addresses when backend.Records is set.
+	links *data.Linker
+	// hostLinks removes the addresses on the backend's host otherwise.
+	hostLinks *mapping.Links
 }
 
 func (p *proxy) forward(r *http.Request, c *call.Call) (call.Result, error) {
-	return p.send(r, nil)
+	return p.send(r, c, nil)
 }
 
 func (p *proxy) forwardBody(r *http.Request, c *call.Call) (call.Result, error) {
@@ -120,13 +145,27 @@ func (p *proxy) forwardBody(r *http.Request, c *call.Call) (call.Result, error) 
 	if err != nil {
 		return call.Result{}, err
 	}
-	return p.send(r, body)
+	return p.send(r, c, body)
 }
 
-func (p *proxy) send(r *http.Request, body []byte) (call.Result, error) {
-	u, err := p.target.url(p.backend.BaseURL, r)
-	if err != nil {
-		return call.Result{}, err
+func (p *proxy) send(r *http.Request, c *call.Call, body []byte) (call.Result, error) {
+	paged := p.backend.Records != nil && r.Method == http.MethodGet
+	cur := ""
+	if paged {
+		var err error
+		if cur, err = cursor(r); err != nil {
+			return call.Result{}, err
+		}
+	}
+	var u string
+	if cur != "" {
+		// The batch after a cursor is the backend's queryMore.
+		u = strings.TrimSuffix(p.backend.BaseURL, "/") + "/services/data/" + p.backend.Records.APIVersion() + "/query/" + cur
+	} else {
+		var err error
+		if u, err = p.target.url(p.backend.BaseURL, r); err != nil {
+			return call.Result{}, err
+		}
 	}
 	var rd io.Reader
 	if body != nil {
@@ -148,7 +187,30 @@ func (p *proxy) send(r *http.Request, body []byte) (call.Result, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return call.Result{}, call.Upstream(rejection(p.upstream, resp), envelope.SObjectOperationFailed)
 	}
+	if paged {
+		data, err := p.read(resp)
+		if err != nil {
+			return call.Result{}, err
+		}
+		return p.records(r, c, data, cur)
+	}
 	return p.answer(resp)
+}
+
+// read reads a 2xx JSON answer whole, within MaxAnswerBytes.
+func (p *proxy) read(resp *http.Response) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, p.opts.MaxAnswerBytes+1))
+	if err != nil {
+		return nil, call.Upstream(err, envelope.SObjectOperationFailed)
+	}
+	if int64(len(data)) > p.opts.MaxAnswerBytes {
+		return nil, envelope.New(envelope.SerializationFailed,
+			fmt.Sprintf("the answer is over %d bytes; page with limit and offset", p.opts.MaxAnswerBytes))
+	}
+	if !isJSON(resp.Header.Get("Content-Type")) {
+		return nil, call.Upstream(p.invalid("the answer is not JSON (Content-Type %q)", resp.Header.Get("Content-Type")), "")
+	}
+	return data, nil
 }
 
 // answer reads a 2xx answer into the handler's result.
@@ -178,7 +240,7 @@ func (p *proxy) answer(resp *http.Response) (call.Result, error) {
 		}
 		data = m
 	}
-	return call.Result{Status: status, JSON: data}, nil
+	return call.Result{Status: status, JSON: data, Links: p.hostLinks}, nil
 }
 
 func (p *proxy) invalid(format string, args ...any) *upstreams.Error {

@@ -3,7 +3,10 @@ package proxy_test
 import (
 	"database/sql"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -160,7 +163,7 @@ func TestRejectionMessageReachesSystemMessage(t *testing.T) {
 
 func TestSharedClientFailures(t *testing.T) {
 	t.Parallel()
-	base, _ := fakeBackend(t, 503, "application/json", `{}`)
+	base, _ := fakeBackend(t, 500, "application/json", `{}`)
 	client, err := upstreams.NewClient("fake", upstreams.Settings{URL: base,
 		Breaker: upstreams.BreakerSettings{ConsecutiveFailures: 1}, Retry: upstreams.RetrySettings{Attempts: 1}}, nil)
 	require.NoError(t, err)
@@ -172,4 +175,25 @@ func TestSharedClientFailures(t *testing.T) {
 	assert.Equal(t, 503, open.Status, "the breaker opened after one failure")
 	assert.Equal(t, "CALLOUT_FAILED", open.ResponseCode.ID)
 	assert.NotEmpty(t, open.Header.Get("Retry-After"))
+}
+
+func TestBackendAddressesAreRemoved(t *testing.T) {
+	t.Parallel()
+	// A Flowable-like answer: addresses on the backend's own host under
+	// many names, beside data that only looks like a URL.
+	var base string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"Id":"1","url":"`+base+`/runtime/tasks/1","processDefinitionUrl":"`+
+			strings.ReplaceAll(base, "/", `\/`)+`/repository/x","Website":"https://example.com/","note":"`+base+`ish"}`)
+	}))
+	t.Cleanup(srv.Close)
+	base = srv.URL
+	h := newGateway(t, srv.Client(), map[string]string{"fake": srv.URL, "data": srv.URL})
+	a := do(t, h, "GET", "/v2/things/1", "")
+	require.Equal(t, http.StatusOK, a.Status, "%+v", a.ResponseCode)
+	assert.NotContains(t, string(a.Result), srv.URL+"/")
+	assert.NotContains(t, string(a.Result), "processDefinitionUrl")
+	assert.Contains(t, string(a.Result), `"https://example.com/"`, "other hosts are data")
+	assert.Contains(t, string(a.Result), `ish"`, "a string that only starts like the host is kept")
 }

@@ -26,12 +26,28 @@ type piece struct {
 	param   string
 }
 
+// APIVersionPlaceholder in an upstreamPath is replaced by the upstream's
+// configured API version (options.apiVersion), so that one setting names
+// the version of every route, proxy routes included.
+const APIVersionPlaceholder = "apiVersion"
+
 // parseTarget splits an upstreamPath such as
 // /sobjects/{type}/describe?fields=all into its path and query templates.
 // Placeholders must be parameters of the route's path (params).
-func parseTarget(upstreamPath string, params, pass []string) (*target, error) {
+//
+// {apiVersion} is replaced by apiVersion, the upstream's configured version,
+// before the path parameters are read; it is refused when apiVersion is
+// empty.
+func parseTarget(upstreamPath string, params, pass []string, apiVersion string) (*target, error) {
 	if !strings.HasPrefix(upstreamPath, "/") {
 		return nil, fmt.Errorf("upstreamPath: %q must start with /", upstreamPath)
+	}
+	placeholder := "{" + APIVersionPlaceholder + "}"
+	if strings.Contains(upstreamPath, placeholder) {
+		if apiVersion == "" {
+			return nil, fmt.Errorf("upstreamPath: %s needs the upstream's options.apiVersion", placeholder)
+		}
+		upstreamPath = strings.ReplaceAll(upstreamPath, placeholder, apiVersion)
 	}
 	p, q, _ := strings.Cut(upstreamPath, "?")
 	t := &target{pass: pass}

@@ -14,28 +14,38 @@ import (
 	"github.com/restgate/gateway/upstreams"
 )
 
-// FieldSource names the internal fields of record types the configuration
-// does not declare (the data upstream's describe, cached). A type it does
-// not know is an *upstreams.Error with status 404.
-type FieldSource interface {
-	Fields(ctx context.Context, typ string) ([]string, error)
+// KeyMapSource builds the key map of a record type for a version from the
+// data upstream's describe (cached), model's names (nil when the type is
+// not declared) winning over derived ones. A type it does not know is an
+// *upstreams.Error with status 404.
+type KeyMapSource interface {
+	KeyMap(ctx context.Context, typ, version string, model *routes.Model) (*mapping.KeyMap, error)
 }
 
 // Model returns the factory of GET /{version}/settings/model/{objectName}.
 // Without a body it publishes the type's key map (result and mapKeys,
 // internal -> exposed); with a JSON body in exposed names it answers that
-// record in internal names. Declared models use their per-version map; other
-// types derive theirs from fields (may be nil: then only declared models
-// exist). maxDepth bounds the body's nesting.
-func Model(t *routes.Table, fields FieldSource, maxDepth int) router.Factory {
+// record in internal names. The map is the one query answers use
+// (KeyMapSource): the describe's fields and relationships with their
+// derived names, colliding ones shared out by the tie-break, a declared
+// model's names winning. Without a source (nil) only declared models
+// exist, with their declared maps. maxDepth bounds the body's nesting.
+func Model(t *routes.Table, fields KeyMapSource, maxDepth int) router.Factory {
 	return func(*routes.Route) (map[string]call.Handler, error) {
 		return map[string]call.Handler{http.MethodGet: func(r *http.Request, c *call.Call) (call.Result, error) {
 			name := router.Param(r, "objectName")
-			km, err := keyMap(r.Context(), t, fields, name, c.Version)
+			body, err := call.ReadBody(r, c)
 			if err != nil {
 				return call.Result{}, err
 			}
-			body, err := call.ReadBody(r, c)
+			if len(body) > 0 {
+				// A body that cannot be mapped is refused before the
+				// backend is asked for the type.
+				if _, err := mapping.Rewrite(nil, body, mapping.Options{MaxDepth: maxDepth, MaxOutput: -1}); err != nil {
+					return call.Result{}, call.InputError(err)
+				}
+			}
+			km, err := keyMap(r.Context(), t, fields, name, c.Version)
 			if err != nil {
 				return call.Result{}, err
 			}
@@ -52,25 +62,22 @@ func Model(t *routes.Table, fields FieldSource, maxDepth int) router.Factory {
 	}
 }
 
-func keyMap(ctx context.Context, t *routes.Table, fields FieldSource, name, version string) (*mapping.KeyMap, error) {
-	if m, ok := t.Models[name]; ok {
+func keyMap(ctx context.Context, t *routes.Table, fields KeyMapSource, name, version string) (*mapping.KeyMap, error) {
+	m := t.Models[name]
+	if m != nil && fields == nil {
 		return m.Maps[version], nil
 	}
 	notFound := &envelope.Error{ID: envelope.SObjectOperationFailed, Status: http.StatusNotFound, Detail: "unknown type " + name}
 	if fields == nil || !validTypeName(name) {
 		return nil, notFound
 	}
-	names, err := fields.Fields(ctx, name)
+	km, err := fields.KeyMap(ctx, name, version, m)
 	if err != nil {
 		if ue := upstreams.AsError(err); ue != nil && ue.Status == http.StatusNotFound {
 			notFound.Cause = err
 			return nil, notFound
 		}
 		return nil, call.Upstream(err, envelope.SObjectOperationFailed)
-	}
-	km, err := mapping.DeriveKeyMap(names)
-	if err != nil {
-		return nil, envelope.Wrap(envelope.SerializationFailed, err, "the type's field names collide")
 	}
 	return km, nil
 }

@@ -24,7 +24,9 @@ func TestDecodeStrict(t *testing.T) {
 		want   completion
 	}{
 		{desc: "disposition and variables", body: `{"disposition":"complete","variables":[{"name":"a","value":1.50}]}`,
-			want: completion{Disposition: "complete", Variables: []engine.Variable{{Name: "a", Value: json.Number("1.50")}}}},
+			want: completion{Disposition: "complete", Variables: []engine.Variable{{Name: "a", Value: json.RawMessage(`1.50`)}}}},
+		{desc: "a typed variable", body: `{"variables":[{"name":"d","type":"date","value":"2013-04-17"}]}`,
+			want: completion{Variables: []engine.Variable{{Name: "d", Type: "date", Value: json.RawMessage(`"2013-04-17"`)}}}},
 		{desc: "surrounding space", body: " \n{}\t", want: completion{}},
 		{desc: "duplicate member: the last one is what is sent", body: `{"disposition":"x","disposition":"complete"}`,
 			want: completion{Disposition: "complete"}},
@@ -42,7 +44,7 @@ func TestDecodeStrict(t *testing.T) {
 		{desc: "cut short", body: `{"disposition":`, detail: "the body is not valid JSON"},
 		{desc: "too deep", body: `{"variables":[{"name":"a","value":[[[[[[1]]]]]]}]}`, detail: "nested too deeply"},
 		{desc: "at the depth limit", body: `{"variables":[{"name":"a","value":[[[[1]]]]}]}`,
-			want: completion{Variables: []engine.Variable{{Name: "a", Value: []any{[]any{[]any{[]any{json.Number("1")}}}}}}}},
+			want: completion{Variables: []engine.Variable{{Name: "a", Value: json.RawMessage(`[[[[1]]]]`)}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

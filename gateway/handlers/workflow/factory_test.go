@@ -32,8 +32,10 @@ func TestFactory(t *testing.T) {
 		{desc: "start", template: "/{version}/process-instances", action: "startProcess", clients: some, method: "POST"},
 		{desc: "assign", template: "/{version}/tasks/{taskId}", action: "assign", clients: some, method: "PUT"},
 		{desc: "claim", template: "/{version}/tasks/{taskId}/claims", action: "claim", clients: some, method: "POST"},
-		{desc: "unknown action", template: "/{version}/tasks", action: "delegate", clients: some,
-			err: `action "delegate" is not a workflow action`},
+		{desc: "unclaim", template: "/{version}/tasks/{taskId}/claims", action: "unclaim", clients: some, method: "DELETE"},
+		{desc: "delegate", template: "/{version}/tasks/{taskId}/delegations", action: "delegate", clients: some, method: "POST"},
+		{desc: "unknown action", template: "/{version}/tasks", action: "resolve", clients: some,
+			err: `action "resolve" is not a workflow action`},
 		{desc: "template without the task id", template: "/{version}/tasks/{id}", action: "task", clients: some,
 			err: "action task reads the path parameter {taskId}, which /{version}/tasks/{id} lacks"},
 		{desc: "template without the user name", template: "/{version}/users/{id}", action: "user", clients: some,
@@ -46,7 +48,7 @@ func TestFactory(t *testing.T) {
 			t.Parallel()
 			rt := &routes.Route{Template: tt.template, Spec: config.Route{Path: tt.template, Kind: config.KindWorkflow,
 				Action: tt.action, Upstream: "workflow"}}
-			handlers, err := workflow.New(tt.clients, 64)(rt)
+			handlers, err := workflow.New(tt.clients, nil, 64)(rt)
 			if tt.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.err)
@@ -66,7 +68,7 @@ func TestMethodOfEveryAction(t *testing.T) {
 	client := engine.New("http://engine.invalid", http.DefaultClient)
 	for _, r := range workflowRoutes() {
 		rt := &routes.Route{Template: r.Path, Spec: r}
-		handlers, err := workflow.New(handlertest.Only(r.Upstream, client), 64)(rt)
+		handlers, err := workflow.New(handlertest.Only(r.Upstream, client), nil, 64)(rt)
 		require.NoError(t, err, r.Action)
 		require.Len(t, handlers, 1, r.Action)
 		assert.Contains(t, handlers, r.Methods[0], r.Action)

@@ -46,6 +46,8 @@ func workflowRoutes() []config.Route {
 		r("/{version}/tasks/{taskId}", "task", "GET", "One open task"),
 		r("/{version}/tasks/{taskId}", "assign", "PUT", "Sets a task's assignee and owner"),
 		r("/{version}/tasks/{taskId}/claims", "claim", "POST", "Claims a task"),
+		r("/{version}/tasks/{taskId}/claims", "unclaim", "DELETE", "Releases a task"),
+		r("/{version}/tasks/{taskId}/delegations", "delegate", "POST", "Delegates a task"),
 		r("/{version}/tasks/{taskId}/completions", "complete", "POST", "Completes a task"),
 	}
 }
@@ -72,11 +74,18 @@ func (d basicDoer) Do(req *http.Request) (*http.Response, error) {
 // through the real router, writer and trace middleware.
 func newGateway(tb testing.TB, baseURL string) http.Handler {
 	tb.Helper()
+	return newGatewayOn(tb, baseURL, basicDoer{handlertest.Client(tb)})
+}
+
+// newGatewayOn is newGateway sending through doer, which adds the
+// credentials.
+func newGatewayOn(tb testing.TB, baseURL string, doer upstreams.Doer) http.Handler {
+	tb.Helper()
 	cfg := testConfig()
-	client := engine.New(baseURL, basicDoer{handlertest.Client(tb)})
+	client := engine.New(baseURL, doer)
 	resolve := handlertest.Only("workflow", client)
-	h, _ := handlertest.Router(tb, cfg, false, func(*routes.Table) map[string]router.Factory {
-		return map[string]router.Factory{config.KindWorkflow: workflow.New(resolve, cfg.Server.Limits.MaxJSONDepth)}
+	h, _ := handlertest.Router(tb, cfg, false, func(table *routes.Table) map[string]router.Factory {
+		return map[string]router.Factory{config.KindWorkflow: workflow.New(resolve, table, cfg.Server.Limits.MaxJSONDepth)}
 	})
 	return middleware.Trace(handlertest.WithIdentity(h, defaultUser), time.Now)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/router"
+	"github.com/restgate/gateway/upstreams"
 	engine "github.com/restgate/gateway/upstreams/workflow"
 )
 
@@ -16,16 +17,25 @@ import (
 type handlers struct {
 	client   *engine.Client
 	maxDepth int
+	links    links
 }
 
-func (h handlers) user(r *http.Request, _ *call.Call) (call.Result, error) {
+func (h handlers) user(r *http.Request, c *call.Call) (call.Result, error) {
 	body, err := h.client.User(r.Context(), router.Param(r, paramUsername))
-	return record(body, err, envelope.SObjectOperationFailed)
+	return record(body, err, envelope.SObjectOperationFailed, h.links.userPath(c.Version))
 }
 
 func (h handlers) processDefinitions(r *http.Request, _ *call.Call) (call.Result, error) {
-	body, err := h.client.ProcessDefinitions(r.Context())
-	return record(body, err, envelope.QueryOperationFailed)
+	q, err := call.ParseQuery(r)
+	if err != nil {
+		return call.Result{}, err
+	}
+	dq, err := engine.ParseDefinitionQuery(q)
+	if err != nil {
+		return call.Result{}, fail(err, envelope.QueryOperationFailed)
+	}
+	list, err := h.client.ProcessDefinitions(r.Context(), dq)
+	return listResult(r, q, list, dq.Size, err, none)
 }
 
 func (h handlers) startProcess(r *http.Request, c *call.Call) (call.Result, error) {
@@ -34,24 +44,31 @@ func (h handlers) startProcess(r *http.Request, c *call.Call) (call.Result, erro
 		return call.Result{}, err
 	}
 	body, err := h.client.StartProcess(r.Context(), req)
-	if err != nil {
-		return call.Result{}, fail(err, envelope.SObjectOperationFailed)
-	}
-	return call.Result{Status: http.StatusCreated, JSON: body}, nil
+	res, err := record(body, err, envelope.SObjectOperationFailed, none)
+	res.Status = http.StatusCreated
+	return res, err
 }
 
-func (h handlers) tasks(r *http.Request, _ *call.Call) (call.Result, error) {
-	q, err := engine.ParseTaskQuery(r.URL.Query())
+func (h handlers) tasks(r *http.Request, c *call.Call) (call.Result, error) {
+	q, err := call.ParseQuery(r)
+	if err != nil {
+		return call.Result{}, err
+	}
+	tq, err := engine.ParseTaskQuery(q)
 	if err != nil {
 		return call.Result{}, fail(err, envelope.QueryOperationFailed)
 	}
-	body, err := h.client.Tasks(r.Context(), q)
-	return record(body, err, envelope.QueryOperationFailed)
+	list, err := h.client.Tasks(r.Context(), tq)
+	link := h.links.taskPath(c.Version)
+	if tq.Status == "closed" {
+		link = none // the task route serves open tasks only
+	}
+	return listResult(r, q, list, tq.Size, err, link)
 }
 
-func (h handlers) task(r *http.Request, _ *call.Call) (call.Result, error) {
+func (h handlers) task(r *http.Request, c *call.Call) (call.Result, error) {
 	body, err := h.client.Task(r.Context(), router.Param(r, paramTaskID))
-	return record(body, err, envelope.SObjectOperationFailed)
+	return record(body, err, envelope.SObjectOperationFailed, h.links.taskPath(c.Version))
 }
 
 // assignment is the body of assign. A member absent stays as it is on the
@@ -88,7 +105,7 @@ func (h handlers) assign(r *http.Request, c *call.Call) (call.Result, error) {
 		return call.Result{}, err
 	}
 	body, err := h.client.Assign(r.Context(), router.Param(r, paramTaskID), fields)
-	return record(body, err, envelope.SObjectOperationFailed)
+	return record(body, err, envelope.SObjectOperationFailed, h.links.taskPath(c.Version))
 }
 
 // claimRequest is the optional body of claim; a missing or null assignee
@@ -107,6 +124,28 @@ func (h handlers) claim(r *http.Request, c *call.Call) (call.Result, error) {
 		assignee = *req.Assignee
 	}
 	err := h.client.Claim(r.Context(), router.Param(r, paramTaskID), assignee)
+	return call.Result{}, fail(err, envelope.SObjectOperationFailed)
+}
+
+func (h handlers) unclaim(r *http.Request, _ *call.Call) (call.Result, error) {
+	err := h.client.Unclaim(r.Context(), router.Param(r, paramTaskID))
+	return call.Result{}, fail(err, envelope.SObjectOperationFailed)
+}
+
+// delegation is the body of delegate.
+type delegation struct {
+	Assignee *string `json:"assignee"`
+}
+
+func (h handlers) delegate(r *http.Request, c *call.Call) (call.Result, error) {
+	var req delegation
+	if err := readObject(r, c, h.maxDepth, &req, true); err != nil {
+		return call.Result{}, err
+	}
+	if req.Assignee == nil {
+		return call.Result{}, envelope.InvalidParameter("assignee", "name the user to delegate the task to")
+	}
+	err := h.client.Delegate(r.Context(), router.Param(r, paramTaskID), *req.Assignee)
 	return call.Result{}, fail(err, envelope.SObjectOperationFailed)
 }
 
@@ -130,18 +169,43 @@ func (h handlers) complete(r *http.Request, c *call.Call) (call.Result, error) {
 	return call.Result{}, fail(err, envelope.SObjectOperationFailed)
 }
 
-// record is the answer of an action that returns the engine's JSON.
-func record(body []byte, err error, rejectedID string) (call.Result, error) {
+// record is the answer of an action that returns one engine record, its
+// links rewritten by s.
+func record(body []byte, err error, rejectedID string, s self) (call.Result, error) {
 	if err != nil {
 		return call.Result{}, fail(err, rejectedID)
 	}
-	return call.Result{JSON: body}, nil
+	out, err := rewrite(body, s)
+	if err != nil {
+		return call.Result{}, call.Upstream(invalid(err), rejectedID)
+	}
+	return call.Result{JSON: out}, nil
+}
+
+// listResult is the answer of a list: its items, links rewritten by s, and
+// the page member.
+func listResult(r *http.Request, q map[string][]string, list engine.List, size int, err error, s self) (call.Result, error) {
+	if err != nil {
+		return call.Result{}, fail(err, envelope.QueryOperationFailed)
+	}
+	out, err := rewriteList(list.Data, s)
+	if err != nil {
+		return call.Result{}, call.Upstream(invalid(err), envelope.QueryOperationFailed)
+	}
+	return call.Result{JSON: out, Page: page(r, q, list, size)}, nil
+}
+
+// invalid is the upstream error of an engine answer the gateway cannot
+// read.
+func invalid(err error) error {
+	return &upstreams.Error{Upstream: engine.Upstream, Kind: upstreams.KindInvalid, Err: err}
 }
 
 // fail converts an adapter error: input the adapter refused before calling
 // the engine is PARAMETER_INVALID naming the parameter; the engine's
-// rejection is rejectedID with the engine's status; the rest is
-// CALLOUT_FAILED (call.Upstream).
+// rejection is rejectedID with the engine's status, and a 403, the engine
+// refusing the operation itself (engine.BusinessRefusal), tells the client
+// the engine's reason; the rest is CALLOUT_FAILED (call.Upstream).
 func fail(err error, rejectedID string) error {
 	if err == nil {
 		return nil
@@ -152,5 +216,12 @@ func fail(err error, rejectedID string) error {
 		e.Cause = err
 		return e
 	}
-	return call.Upstream(err, rejectedID)
+	out := call.Upstream(err, rejectedID)
+	if ue := upstreams.AsError(err); ue != nil && ue.Kind == upstreams.KindRejected && ue.Status == http.StatusForbidden {
+		var ee *envelope.Error
+		if errors.As(out, &ee) {
+			ee.Detail = envelope.StripMarkup(upstreams.TrimMessage(ue.Message))
+		}
+	}
+	return out
 }

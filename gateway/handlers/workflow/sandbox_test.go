@@ -18,7 +18,7 @@ func startLoan(t *testing.T, h http.Handler) string {
 		body: `{"processDefinitionKey":"loanProcess","businessKey":"loan-1","variables":[{"name":"amount","value":1000}]}`})
 	require.Equal(t, http.StatusCreated, a.Status, "%s", a.Raw)
 	instance := field(t, a.Result, "id")
-	a = do(t, h, request{method: http.MethodGet, target: "/v1/tasks?taskDefinitionKey=UnassignedLoan"})
+	a = do(t, h, request{method: http.MethodGet, target: "/v1/tasks?taskDefinitionKey=UnassignedLoan&processInstanceId=" + instance})
 	require.Equal(t, http.StatusOK, a.Status, "%s", a.Raw)
 	var tasks []struct {
 		ID                string `json:"id"`
@@ -50,13 +50,32 @@ func TestRoutesAgainstSandbox(t *testing.T) {
 		result   string
 		after    *request
 		afterHas string
+		// afterLacks turns afterHas into what the answer after must not hold.
+		afterLacks bool
+		// excludes are texts the answer must not hold.
+		excludes []string
 	}{
 		{desc: "user", req: request{method: "GET", target: "/v1/users/kermit"}, status: 200,
 			contains: []string{`"id":"kermit"`, `"firstName":"Kermit"`}},
 		{desc: "unknown user is 404", req: request{method: "GET", target: "/v2/users/ghost"}, status: 404,
 			code: "SOBJECT_OPERATION_FAILED"},
-		{desc: "process definitions", req: request{method: "GET", target: "/v1/process-definitions"}, status: 200,
-			contains: []string{`"id":"loanProcess:1:4"`, `"key":"loanProcess"`}},
+		{desc: "process definitions: the latest versions", req: request{method: "GET", target: "/v1/process-definitions"}, status: 200,
+			contains: []string{`"id":"loanProcess:2:3"`, `"key":"loanProcess"`}, excludes: []string{`loanProcess:1:4`, "127.0.0.1", "deploymentUrl", "resource\""}},
+		{desc: "process definitions: every version", req: request{method: "GET", target: "/v1/process-definitions?latest=false"}, status: 200,
+			contains: []string{`"id":"loanProcess:1:4"`, `"id":"loanProcess:2:3"`}},
+		{desc: "unclaim", loan: true, claimAs: "kermit",
+			req:    request{method: "DELETE", target: "/v1/tasks/{task}/claims"},
+			status: 200, result: `""`,
+			after: &request{method: "GET", target: "/v1/tasks/{task}"}, afterHas: `"assignee"`, afterLacks: true},
+		{desc: "delegate", loan: true, claimAs: "kermit",
+			req:    request{method: "POST", target: "/v1/tasks/{task}/delegations", body: `{"assignee":"fozzie"}`},
+			status: 200, result: `""`,
+			after: &request{method: "GET", target: "/v1/tasks/{task}"}, afterHas: `"owner":"kermit"`},
+		{desc: "a task links to the gateway, never to the engine", loan: true,
+			req:    request{method: "GET", target: "/v2/tasks/{task}"},
+			status: 200, contains: []string{`"url":"/v2/tasks/{task}"`}, excludes: []string{"127.0.0.1", "Url"}},
+		{desc: "a user links to the gateway", req: request{method: "GET", target: "/v2/users/kermit"}, status: 200,
+			contains: []string{`"url":"/v2/users/kermit"`}, excludes: []string{"127.0.0.1", "pictureUrl"}},
 		{desc: "start by id", req: request{method: "POST", target: "/v1/process-instances",
 			body: `{"processDefinitionId":"loanProcess:1:4","variables":[{"name":"amount","value":12.5}]}`},
 			status: 201, contains: []string{`"processDefinitionId":"loanProcess:1:4"`, `"startUserId":"admin"`}},
@@ -121,7 +140,10 @@ func TestRoutesAgainstSandbox(t *testing.T) {
 			}
 			text := string(a.Result) + a.ResponseCode.FormattedClientMessage
 			for _, want := range tt.contains {
-				assert.Contains(t, text, want)
+				assert.Contains(t, text, strings.ReplaceAll(want, "{task}", task))
+			}
+			for _, unwanted := range tt.excludes {
+				assert.NotContains(t, text, unwanted)
 			}
 			if tt.result != "" {
 				assert.JSONEq(t, tt.result, string(a.Result))
@@ -131,7 +153,11 @@ func TestRoutesAgainstSandbox(t *testing.T) {
 				next.target = strings.ReplaceAll(next.target, "{task}", task)
 				b := do(t, h, next)
 				require.Equal(t, http.StatusOK, b.Status, "%s", b.Raw)
-				assert.Contains(t, string(b.Result), tt.afterHas)
+				if tt.afterLacks {
+					assert.NotContains(t, string(b.Result), tt.afterHas)
+				} else {
+					assert.Contains(t, string(b.Result), tt.afterHas)
+				}
 			}
 		})
 	}

@@ -30,13 +30,23 @@ func (d gatewayDesk) Start(t *testing.T, r engine.StartRequest) string {
 func (d gatewayDesk) Tasks(t *testing.T, q engine.TaskQuery) []workflowtest.Task {
 	params := url.Values{}
 	for name, v := range map[string]string{"status": q.Status, "candidate": q.Candidate, "assignee": q.Assignee,
-		"taskDefinitionKey": q.TaskDefinitionKey, "description": q.Description, "order": q.Order} {
+		"taskDefinitionKey": q.TaskDefinitionKey, "description": q.Description, "order": q.Order,
+		"candidateGroup": q.CandidateGroup, "processInstanceId": q.ProcessInstanceID,
+		"processInstanceBusinessKey": q.ProcessInstanceBusinessKey} {
 		if v != "" {
 			params.Set(name, v)
 		}
 	}
+	for name, on := range map[string]bool{"unassigned": q.Unassigned, "includeProcessVariables": q.IncludeProcessVariables} {
+		if on {
+			params.Set(name, "true")
+		}
+	}
 	if q.Size != 0 {
 		params.Set("size", strconv.Itoa(q.Size))
+	}
+	if q.Start != 0 {
+		params.Set("start", strconv.Itoa(q.Start))
 	}
 	a := do(t, d.h, request{method: "GET", target: "/v2/tasks?" + params.Encode()})
 	return result[[]workflowtest.Task](t, a)

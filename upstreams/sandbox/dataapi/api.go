@@ -27,12 +27,24 @@ func WithBatchSize(n int) Option {
 	}
 }
 
+// WithOrg makes the API one of org's: it serves org's token endpoint at
+// /services/oauth2/token, wants a live bearer token of org on every other
+// call (401 INVALID_SESSION_ID otherwise), answers 403
+// REQUEST_LIMIT_EXCEEDED while org says so, and answers 410 GONE below
+// org's version floor. Without it the API checks no credentials (the
+// contract alone, for tests of its shapes) and serves the default floor.
+func WithOrg(org *sfdc.Org) Option {
+	return func(a *api) { a.org, a.authorize = org, true }
+}
+
 // api serves the data API's resources; its fields are set by New and only
 // read afterwards.
 type api struct {
-	db     *sql.DB
-	batch  int
-	schema soql.Schema
+	db        *sql.DB
+	batch     int
+	schema    soql.Schema
+	org       *sfdc.Org
+	authorize bool
 }
 
 // New returns the reference data API (UPSTREAMS.md B4), serving
@@ -46,7 +58,7 @@ func New(db *sql.DB, opts ...Option) (http.Handler, error) {
 	if db == nil {
 		return nil, errors.New("sandbox data API: nil database")
 	}
-	a := &api{db: db, batch: defaultBatchSize, schema: schema()}
+	a := &api{db: db, batch: defaultBatchSize, schema: schema(), org: sfdc.NewOrg(sfdc.OrgOptions{})}
 	for _, o := range opts {
 		o(a)
 	}
@@ -66,26 +78,31 @@ type apiVersion struct {
 	Version string `json:"version"`
 }
 
-func versions() []apiVersion {
-	return []apiVersion{
-		{"Winter '15", "/services/data/v32.0", "32.0"},
-		{"Spring '15", "/services/data/v33.0", "33.0"},
-		{"Summer '15", "/services/data/v34.0", "34.0"},
-		{"Winter '16", "/services/data/v35.0", "35.0"},
-		{"Spring '16", "/services/data/v36.0", "36.0"},
-	}
-}
-
-func knownVersion(v string) bool {
-	for _, dv := range versions() {
-		if "v"+dv.Version == v {
-			return true
+// versions lists the org's versions with Salesforce's release labels
+// (30.0 was Spring '14; three releases a year).
+func (a *api) versions() []apiVersion {
+	var out []apiVersion
+	for _, n := range a.org.Versions() {
+		k := int(n) - 30
+		season := [...]string{"Spring", "Summer", "Winter"}[k%3]
+		year := 14 + k/3
+		if k%3 == 2 {
+			year++
 		}
+		v := fmt.Sprintf("%.1f", n)
+		out = append(out, apiVersion{fmt.Sprintf("%s '%02d", season, year), "/services/data/v" + v, v})
 	}
-	return false
+	return out
 }
 
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/services/oauth2/token" {
+		a.org.ServeToken(w, r)
+		return
+	}
+	if a.authorize && !a.org.Authorize(w, r) {
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/services/data")
 	if !ok || (rest != "" && rest[0] != '/') {
 		notFound(w)
@@ -99,12 +116,11 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	seg := strings.Split(strings.Trim(rest, "/"), "/")
 	if seg[0] == "" {
-		sfdc.WriteJSON(w, http.StatusOK, versions())
+		sfdc.WriteJSON(w, http.StatusOK, a.versions())
 		return
 	}
 	v := seg[0]
-	if !knownVersion(v) {
-		notFound(w)
+	if _, ok := a.org.CheckVersion(w, v); !ok {
 		return
 	}
 	switch {

@@ -91,7 +91,7 @@ func TestDiscovery(t *testing.T) {
 	}
 	require.Equal(t, http.StatusOK, get(t, srv, "/services/data/v35.0/sobjects", &global))
 	assert.Equal(t, "UTF-8", global.Encoding)
-	require.Len(t, global.SObjects, 2)
+	require.Len(t, global.SObjects, 3)
 	assert.Equal(t, "Account", global.SObjects[0].Name)
 	assert.Equal(t, "001", global.SObjects[0].KeyPrefix)
 	assert.Equal(t, "003", global.SObjects[1].KeyPrefix)
@@ -234,11 +234,11 @@ func TestSearch(t *testing.T) {
 		first map[string]any
 	}{
 		{desc: "all types, Id only", sosl: "FIND {Account 1}", want: 2, first: map[string]any{
-			"attributes": map[string]any{"type": "Account", "url": "/services/data/v35.0/sobjects/Account/001000000000010AAA"},
+			"attributes": map[string]any{"type": "Account", "url": "/services/data/v62.0/sobjects/Account/001000000000010AAA"},
 			"Id":         "001000000000010AAA",
 		}},
 		{desc: "returning with fields", sosl: "FIND {ccount 0*} RETURNING Account(Name) LIMIT 1", want: 1, first: map[string]any{
-			"attributes": map[string]any{"type": "Account", "url": "/services/data/v35.0/sobjects/Account/001000000000000AAA"},
+			"attributes": map[string]any{"type": "Account", "url": "/services/data/v62.0/sobjects/Account/001000000000000AAA"},
 			"Name":       "Account 00",
 		}},
 		{desc: "like wildcards in the term are literal", sosl: "FIND {Acc%}", want: 0},
@@ -250,7 +250,7 @@ func TestSearch(t *testing.T) {
 			var res struct {
 				SearchRecords []map[string]any `json:"searchRecords"`
 			}
-			require.Equal(t, http.StatusOK, get(t, srv, "/services/data/v35.0/search?q="+url.QueryEscape(tt.sosl), &res))
+			require.Equal(t, http.StatusOK, get(t, srv, "/services/data/v62.0/search?q="+url.QueryEscape(tt.sosl), &res))
 			require.Len(t, res.SearchRecords, tt.want)
 			if tt.first != nil {
 				assert.Equal(t, tt.first, res.SearchRecords[0])

@@ -67,14 +67,14 @@ func (a *api) sobject(w http.ResponseWriter, r *http.Request, v, typeName string
 	id, _ := t.Field("Id")
 	name, _ := t.Field("Name")
 	fields := []sfdc.Field{id, name}
-	recent, err := a.records(r.Context(), v, t.Object, fields, t.SelectSQL(fields)+" ORDER BY rowid DESC LIMIT 5")
+	recent, err := a.records(r.Context(), v, plainBound(t.Object, fields), t.SelectSQL(fields)+" ORDER BY rowid DESC LIMIT 5")
 	if err != nil {
 		failQuery(w, err)
 		return
 	}
 	sfdc.WriteJSON(w, http.StatusOK, struct {
 		ObjectDescribe objectSummary `json:"objectDescribe"`
-		RecentItems    []record      `json:"recentItems"`
+		RecentItems    []*record     `json:"recentItems"`
 	}{summarize(t, v), recent})
 }
 
@@ -120,8 +120,11 @@ func describeField(t sobjectType, f sfdc.Field) fieldDescribe {
 		d.SoapType = "tns:ID"
 	case "reference":
 		d.SoapType = "tns:ID"
-		if to, rel := referenceTo(f); to != "" {
-			d.ReferenceTo, d.RelationshipName = []string{to}, &rel
+		for _, ref := range t.References {
+			if ref.Field == f.Name {
+				rel := ref.Relationship
+				d.ReferenceTo, d.RelationshipName = []string{ref.Target}, &rel
+			}
 		}
 	case "int":
 		d.SoapType, d.Digits, d.ByteLength = "xsd:int", 9, 0
@@ -159,8 +162,8 @@ func (a *api) describe(w http.ResponseWriter, v, name string) {
 		RestrictedDelete bool   `json:"restrictedDelete"`
 	}
 	children := []child{}
-	for _, c := range t.Children {
-		children = append(children, child{ChildSObject: c.ChildSObject, Field: c.Field, RelationshipName: c.RelationshipName})
+	for _, c := range t.Object.Children {
+		children = append(children, child{ChildSObject: c.Child, Field: c.Field, RelationshipName: c.Relationship})
 	}
 	s := summarize(t, v)
 	sfdc.WriteJSON(w, http.StatusOK, struct {

@@ -2,6 +2,7 @@ package dataapi
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/restgate/gateway/upstreams/sandbox/sfdc"
@@ -30,20 +31,29 @@ func (a *api) search(w http.ResponseWriter, r *http.Request, v string) {
 	if s.Limit >= 0 {
 		limit = s.Limit
 	}
-	found := []record{}
+	found := []*record{}
 	pattern := s.LikePattern()
 	for _, t := range targets {
 		if len(found) >= limit {
 			break
 		}
-		recs, err := a.records(r.Context(), v, t.Type, t.Fields, t.SQL(), pattern, limit-len(found))
+		recs, err := a.records(r.Context(), v, plainBound(t.Type, t.Fields), t.SQL(), pattern, limit-len(found))
 		if err != nil {
 			failQuery(w, err)
 			return
 		}
 		found = append(found, recs...)
 	}
+	if n, _ := strconv.ParseFloat(strings.TrimPrefix(v, "v"), 64); n < firstWrappedSearch {
+		// Up to API 36.0 a search answers the bare array.
+		sfdc.WriteJSON(w, http.StatusOK, found)
+		return
+	}
 	sfdc.WriteJSON(w, http.StatusOK, struct {
-		SearchRecords []record `json:"searchRecords"`
+		SearchRecords []*record `json:"searchRecords"`
 	}{found})
 }
+
+// firstWrappedSearch is the first API version whose search answers
+// {"searchRecords": [...]} instead of a bare array (Summer '16).
+const firstWrappedSearch = 37.0

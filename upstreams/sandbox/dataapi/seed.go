@@ -46,24 +46,44 @@ func seedContacts(db *sql.DB) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	users := seedUsers()
+	for i, u := range users {
+		if _, err := tx.Exec(`INSERT OR IGNORE INTO users ("Id", "Name", "Email", "Username", created_seq) VALUES (?, ?, ?, ?, ?)`,
+			u[0], u[1], u[2], u[3], i+1); err != nil {
+			return fmt.Errorf("inserting user %s: %w", u[0], err)
+		}
+	}
 	stmt, err := tx.Prepare(`INSERT INTO contacts ("Id", "AccountId", "FirstName", "LastName", "Name",
-		"Title", "Department", "Email", "Phone", "MailingCity", "MailingCountry", created_seq)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		"Title", "Department", "Email", "Phone", "MailingCity", "MailingCountry", "OwnerId", "Description",
+		"Description__c", "Preferred_Channel__c", "PreferredChannel__c", created_seq)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
+	channels := []string{"Email", "Phone", "Chat"}
 	for i, c := range seedContactRows() {
 		var account any
 		if len(accounts) > 0 {
 			account = accounts[i%len(accounts)]
 		}
 		if _, err := stmt.Exec(c.id, account, c.first, c.last, c.first+" "+c.last, c.title, c.department,
-			c.email, c.phone, c.city, c.country, i+1); err != nil {
+			c.email, c.phone, c.city, c.country, users[i%len(users)][0], "Met at "+c.city,
+			"Key contact in "+c.department, channels[i%3], channels[(i+1)%3], i+1); err != nil {
 			return fmt.Errorf("inserting contact %s: %w", c.id, err)
 		}
 	}
 	return tx.Commit()
+}
+
+// seedUsers are the users that own the seeded contacts: Id, Name, Email,
+// Username.
+func seedUsers() [][4]string {
+	return [][4]string{
+		{"005xx000001SwiUAAS", "Ada Integration", "ada@example.com", "ada@example.com.sandbox"},
+		{"005xx000001SwiVAAS", "Grace Owner", "grace@example.com", "grace@example.com.sandbox"},
+		{"005xx000001SwiWAAS", "Linus Sales", "linus@example.com", "linus@example.com.sandbox"},
+	}
 }
 
 type seedContact struct {

@@ -8,37 +8,45 @@ import (
 )
 
 // sobjectType is one record type the data API serves, backed by a table:
-// what queries see of it (name, table, fields) and what describe adds.
+// what queries see of it (name, table, fields, relationships) and what
+// describe adds.
 type sobjectType struct {
 	soql.Object
 	Label       string
 	LabelPlural string
 	KeyPrefix   string
-	// Children are the relationships other types hold to this one.
-	Children []childRelationship
-}
-
-// childRelationship is one child relationship of a describe.
-type childRelationship struct {
-	ChildSObject     string
-	Field            string
-	RelationshipName string
 }
 
 // sobjectTypes returns the served record types in describeGlobal order.
+// Contact carries what real describes are full of: custom fields whose
+// derived names collide with a standard field's (Description__c) or with
+// each other (Preferred_Channel__c, PreferredChannel__c), and
+// relationships both ways (Account, Owner; Account.Contacts).
 func sobjectTypes() []sobjectType {
 	return []sobjectType{
 		{
-			Object: soql.Object{Name: "Account", Table: "accounts", Fields: sfdc.AccountFields()},
-			Label:  "Account", LabelPlural: "Accounts", KeyPrefix: "001",
-			Children: []childRelationship{
-				{ChildSObject: "Account", Field: "ParentId", RelationshipName: "ChildAccounts"},
-				{ChildSObject: "Contact", Field: "AccountId", RelationshipName: "Contacts"},
+			Object: soql.Object{Name: "Account", Table: "accounts", Fields: sfdc.AccountFields(),
+				References: []soql.Reference{{Field: "ParentId", Relationship: "Parent", Target: "Account"}},
+				Children: []soql.ChildRelation{
+					{Relationship: "ChildAccounts", Child: "Account", Field: "ParentId"},
+					{Relationship: "Contacts", Child: "Contact", Field: "AccountId"},
+				},
 			},
+			Label: "Account", LabelPlural: "Accounts", KeyPrefix: "001",
 		},
 		{
-			Object: soql.Object{Name: "Contact", Table: "contacts", Fields: sfdc.ContactFields()},
-			Label:  "Contact", LabelPlural: "Contacts", KeyPrefix: "003",
+			Object: soql.Object{Name: "Contact", Table: "contacts", Fields: sfdc.ContactFields(),
+				References: []soql.Reference{
+					{Field: "AccountId", Relationship: "Account", Target: "Account"},
+					{Field: "OwnerId", Relationship: "Owner", Target: "User"},
+				},
+			},
+			Label: "Contact", LabelPlural: "Contacts", KeyPrefix: "003",
+		},
+		{
+			Object: soql.Object{Name: "User", Table: "users", Fields: sfdc.UserFields(),
+				Children: []soql.ChildRelation{{Relationship: "Contacts", Child: "Contact", Field: "OwnerId"}}},
+			Label: "User", LabelPlural: "Users", KeyPrefix: "005",
 		},
 	}
 }
@@ -61,15 +69,4 @@ func lookupType(name string) (sobjectType, bool) {
 		}
 	}
 	return sobjectType{}, false
-}
-
-// referenceTo names the type a reference field points to.
-func referenceTo(f sfdc.Field) (typ, relationship string) {
-	switch f.Name {
-	case "AccountId":
-		return "Account", "Account"
-	case "ParentId":
-		return "Account", "Parent"
-	}
-	return "", ""
 }

@@ -7,9 +7,9 @@ package files
 import (
 	"database/sql"
 	"fmt"
+	"mime"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/restgate/gateway/upstreams/sandbox/sfdc"
@@ -44,23 +44,70 @@ const (
 // whole request fails with 400 and an error array when the json part is
 // missing, not first, or invalid, or a binary part is not named by any input
 // or sent twice; nothing is stored then.
-func New(db *sql.DB, dir string) (http.Handler, error) {
+//
+// From API 36.0 the batch takes no binary part: files are uploaded first,
+// one per request, to
+//
+//	POST /services/data/{version}/connect/communities/{communityId}/files/users/me
+//
+// (multipart: an optional "json" part {"title", "desc"} and the binary part
+// "fileData"; 201 with a File Detail whose id starts 069), and the batch is
+// an application/json {"inputs": [{"richInput": {"subjectId",
+// "feedElementType": "FeedItem", "capabilities": {"files": {"items":
+// [{"id": "069..."}]}}}}]}, each item attaching uploaded files by id (an
+// unknown id is that item's 404). With WithOrg, the org's token endpoint,
+// sessions, limit and version floor apply as on the data API.
+func New(db *sql.DB, dir string, opts ...Option) (http.Handler, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("creating files dir %q: %w", dir, err)
 	}
-	if _, err := db.Exec(schema); err != nil {
-		return nil, fmt.Errorf("creating table files_items: %w", err)
+	for _, stmt := range []string{schema, documentSchema} {
+		if _, err := db.Exec(stmt); err != nil {
+			return nil, fmt.Errorf("creating the files tables: %w", err)
+		}
 	}
-	h := &handler{db: db, dir: dir}
+	h := &handler{db: db, dir: dir, org: sfdc.NewOrg(sfdc.OrgOptions{})}
+	for _, o := range opts {
+		o(h)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /services/data/{version}/connect/communities/{community}/chatter/feed-elements/batch", h.batch)
+	mux.HandleFunc("POST /services/data/{version}/connect/communities/{community}/files/users/me", h.upload)
+	mux.HandleFunc("POST /services/oauth2/token", h.org.ServeToken)
 	return mux, nil
+}
+
+// Option changes a default of New.
+type Option func(*handler)
+
+// WithOrg makes the resources org's: live bearer tokens of org only (401
+// INVALID_SESSION_ID otherwise), 403 REQUEST_LIMIT_EXCEEDED while org says
+// so, 410 GONE below its version floor, and its token endpoint at
+// /services/oauth2/token. Without it any non-empty bearer token passes.
+func WithOrg(org *sfdc.Org) Option {
+	return func(h *handler) { h.org, h.authorize = org, true }
 }
 
 // handler serves the batch resource; its fields are set by New.
 type handler struct {
-	db  *sql.DB
-	dir string
+	db        *sql.DB
+	dir       string
+	org       *sfdc.Org
+	authorize bool
+}
+
+// admit checks a call's credentials and version; it answers the refusal
+// and reports false when the call may not go on.
+func (h *handler) admit(w http.ResponseWriter, r *http.Request) (float64, bool) {
+	if h.authorize {
+		if !h.org.Authorize(w, r) {
+			return 0, false
+		}
+	} else if token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); !ok || strings.TrimSpace(token) == "" {
+		sfdc.WriteError(w, http.StatusUnauthorized, "INVALID_SESSION_ID", "Session expired or invalid")
+		return 0, false
+	}
+	return h.org.CheckVersion(w, r.PathValue("version"))
 }
 
 type batchInput struct {
@@ -82,19 +129,20 @@ type slot struct {
 	err      *inputError
 	item     feedItem
 	received bool
+	// status is the item's error status; 0 means 400.
+	status int
 }
 
 type inputError struct{ code, msg string }
 
 func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
-	if token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); !ok || strings.TrimSpace(token) == "" {
-		sfdc.WriteError(w, http.StatusUnauthorized, "INVALID_SESSION_ID", "Session expired or invalid")
+	v, ok := h.admit(w, r)
+	if !ok {
 		return
 	}
 	version := r.PathValue("version")
-	v, err := strconv.ParseFloat(strings.TrimPrefix(version, "v"), 64)
-	if !strings.HasPrefix(version, "v") || err != nil {
-		sfdc.WriteError(w, http.StatusNotFound, "NOT_FOUND", "The requested resource does not exist")
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
+		h.batchJSON(w, r, version)
 		return
 	}
 	mr, err := r.MultipartReader()

@@ -222,7 +222,7 @@ func TestBatchRejects(t *testing.T) {
 		itemCode string
 	}{
 		{desc: "no token", noAuth: true, body: multipartOf(jsonPart(one), binPart("file1", "a", "x")), status: 401, code: "INVALID_SESSION_ID"},
-		{desc: "not multipart", body: func(testing.TB) (string, []byte) { return "application/json", []byte(one) }, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
+		{desc: "neither multipart nor JSON", body: func(testing.TB) (string, []byte) { return "text/plain", []byte(one) }, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
 		{desc: "json part missing", body: multipartOf(binPart("file1", "a", "x")), status: 400, code: "INVALID_API_INPUT"},
 		{desc: "json part not JSON typed", body: multipartOf(rawPart{name: "json", contentType: "text/plain", body: one}), status: 400, code: "INVALID_API_INPUT"},
 		{desc: "json part invalid", body: multipartOf(jsonPart(`{"inputs": [`)), status: 400, code: "JSON_PARSER_ERROR"},

@@ -132,7 +132,11 @@ func (h *handler) answer(w http.ResponseWriter, version string, slots []*slot) {
 	for i, s := range slots {
 		if s.err != nil {
 			out.HasErrors = true
-			out.Results[i] = itemResult{http.StatusBadRequest, sfdc.Errors(s.err.code, s.err.msg)}
+			status := s.status
+			if status == 0 {
+				status = http.StatusBadRequest
+			}
+			out.Results[i] = itemResult{status, sfdc.Errors(s.err.code, s.err.msg)}
 			continue
 		}
 		out.Results[i] = itemResult{http.StatusCreated, s.item.feedItemJSON(version)}

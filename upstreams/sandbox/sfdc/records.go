@@ -63,6 +63,24 @@ func ContactFields() []Field {
 		{"Phone", "phone", "Business Phone", 40},
 		{"MailingCity", "string", "Mailing City", 40},
 		{"MailingCountry", "string", "Mailing Country", 80},
+		{"OwnerId", "reference", "Owner ID", 18},
+		{"Description", "textarea", "Contact Description", 32000},
+		// Custom fields as real orgs have them: one whose derived name is a
+		// standard field's, two whose derived names are each other's.
+		{"Description__c", "string", "Internal Description", 255},
+		{"Preferred_Channel__c", "picklist", "Preferred Channel", 40},
+		{"PreferredChannel__c", "picklist", "Preferred Channel (legacy)", 40},
+	}
+}
+
+// UserFields returns the columns of the users table, in order: the users
+// that own contacts.
+func UserFields() []Field {
+	return []Field{
+		{"Id", "id", "User ID", 18},
+		{"Name", "string", "Full Name", 121},
+		{"Email", "email", "Email", 128},
+		{"Username", "string", "Username", 80},
 	}
 }
 
@@ -70,9 +88,42 @@ func ContactFields() []Field {
 // missing. The account controller seeds accounts, the data API seeds
 // contacts; both read these tables.
 func EnsureTables(db *sql.DB) error {
-	for table, fields := range map[string][]Field{"accounts": AccountFields(), "contacts": ContactFields()} {
+	for table, fields := range map[string][]Field{"accounts": AccountFields(), "contacts": ContactFields(), "users": UserFields()} {
 		if _, err := db.Exec(createTableSQL(table, fields)); err != nil {
 			return fmt.Errorf("creating table %s: %w", table, err)
+		}
+		if err := addMissingColumns(db, table, fields); err != nil {
+			return fmt.Errorf("updating table %s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+// addMissingColumns adds the fields a table made by an older sandbox
+// lacks, so a kept ./data/sandbox.db serves the fields of today.
+func addMissingColumns(db *sql.DB, table string, fields []Field) error {
+	rows, err := db.Query(`SELECT name FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		have[name] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, f := range fields {
+		if !have[f.Name] {
+			if _, err := db.Exec("ALTER TABLE " + table + ` ADD COLUMN "` + f.Name + `" ` + ColumnType(f.Type)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -82,7 +82,8 @@ func tokens(q string) ([]token, error) {
 			i += n
 		case isIdentStart(c):
 			n := 1
-			for i+n < len(q) && isIdentPart(q[i+n]) {
+			// A dot between names is a relationship path: Account.Name.
+			for i+n < len(q) && (isIdentPart(q[i+n]) || q[i+n] == '.' && i+n+1 < len(q) && isIdentStart(q[i+n+1])) {
 				n++
 			}
 			toks = append(toks, token{kind: tokIdent, text: q[i : i+n]})

@@ -71,16 +71,29 @@ type Condition struct {
 }
 
 // Query is a parsed query, names as the caller wrote them (not yet
-// checked against the record types).
+// checked against the record types). A field may be a relationship path
+// (Account.Name: a field of the record a reference field points to); a
+// subquery selects the records of a child relationship (Contacts), with
+// its Type the relationship's name.
 type Query struct {
-	Fields  []string
-	Type    string
-	Where   []Condition
-	OrderBy string
-	Desc    bool
+	Fields []string
+	// Subqueries are the parent-to-child subqueries, each after
+	// Subquery.After of Fields.
+	Subqueries []Subquery
+	Type       string
+	Where      []Condition
+	OrderBy    string
+	Desc       bool
 	// Limit is -1 when the query has no LIMIT.
 	Limit  int
 	Offset int
+}
+
+// Subquery is a parent-to-child subquery in a SELECT list.
+type Subquery struct {
+	// After is how many of the query's Fields precede it.
+	After int
+	Query Query
 }
 
 // ParseQuery parses q; errors are *Error with code MALFORMED_QUERY.
@@ -90,7 +103,7 @@ func ParseQuery(q string) (Query, error) {
 		return Query{}, err
 	}
 	p := parser{toks: toks}
-	return p.query()
+	return p.query(false)
 }
 
 type parser struct {
@@ -138,17 +151,32 @@ func (p *parser) ident(what string) (string, error) {
 	return t.text, nil
 }
 
-func (p *parser) query() (Query, error) {
+// query parses a query; nested, a subquery up to its closing parenthesis,
+// which is left for the caller.
+func (p *parser) query(nested bool) (Query, error) {
 	q := Query{Limit: -1}
 	if err := p.expectKeyword("SELECT"); err != nil {
 		return q, err
 	}
 	for {
-		f, err := p.ident("a field name")
-		if err != nil {
-			return q, err
+		if !nested && p.peek().kind == tokLParen {
+			// One level of parent-to-child subquery, as the real API.
+			p.next()
+			sub, err := p.query(true)
+			if err != nil {
+				return q, err
+			}
+			if t := p.next(); t.kind != tokRParen {
+				return q, malformed("expecting ')', found %s", t)
+			}
+			q.Subqueries = append(q.Subqueries, Subquery{After: len(q.Fields), Query: sub})
+		} else {
+			f, err := p.ident("a field name")
+			if err != nil {
+				return q, err
+			}
+			q.Fields = append(q.Fields, f)
 		}
-		q.Fields = append(q.Fields, f)
 		if p.peek().kind != tokComma {
 			break
 		}
@@ -197,7 +225,7 @@ func (p *parser) query() (Query, error) {
 			return q, err
 		}
 	}
-	if t := p.peek(); t.kind != tokEOF {
+	if t := p.peek(); t.kind != tokEOF && !(nested && t.kind == tokRParen) {
 		return q, malformed("unexpected token: %s", t)
 	}
 	return q, nil
@@ -246,7 +274,18 @@ func (p *parser) count(clause string, max int) (int, error) {
 // String writes q back as SOQL that parses to the same query.
 func (q Query) String() string {
 	var b strings.Builder
-	b.WriteString("SELECT " + strings.Join(q.Fields, ", ") + " FROM " + q.Type)
+	items := make([]string, 0, len(q.Fields)+len(q.Subqueries))
+	sub := 0
+	for i := 0; i <= len(q.Fields); i++ {
+		for sub < len(q.Subqueries) && q.Subqueries[sub].After == i {
+			items = append(items, "("+q.Subqueries[sub].Query.String()+")")
+			sub++
+		}
+		if i < len(q.Fields) {
+			items = append(items, q.Fields[i])
+		}
+	}
+	b.WriteString("SELECT " + strings.Join(items, ", ") + " FROM " + q.Type)
 	for i, c := range q.Where {
 		if i == 0 {
 			b.WriteString(" WHERE ")

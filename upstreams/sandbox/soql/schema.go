@@ -13,6 +13,47 @@ type Object struct {
 	Name   string
 	Table  string
 	Fields []sfdc.Field
+	// References are the child-to-parent relationships of its reference
+	// fields (Account through AccountId, Owner through OwnerId).
+	References []Reference
+	// Children are the parent-to-child relationships other types hold to
+	// it (Contacts: Contact records whose AccountId is this record's Id).
+	Children []ChildRelation
+}
+
+// Reference is a reference field and the relationship it opens.
+type Reference struct {
+	Field        string
+	Relationship string
+	Target       string
+}
+
+// ChildRelation is a child relationship: records of Child whose Field
+// holds the parent's Id.
+type ChildRelation struct {
+	Relationship string
+	Child        string
+	Field        string
+}
+
+// Reference finds a relationship of o by name, ignoring case.
+func (o Object) Reference(name string) (Reference, bool) {
+	for _, r := range o.References {
+		if strings.EqualFold(r.Relationship, name) {
+			return r, true
+		}
+	}
+	return Reference{}, false
+}
+
+// Child finds a child relationship of o by name, ignoring case.
+func (o Object) Child(name string) (ChildRelation, bool) {
+	for _, c := range o.Children {
+		if strings.EqualFold(c.Relationship, name) {
+			return c, true
+		}
+	}
+	return ChildRelation{}, false
 }
 
 // Field finds a field of o by name, ignoring case as the real API does.

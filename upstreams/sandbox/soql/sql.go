@@ -2,6 +2,7 @@ package soql
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,13 +13,72 @@ import (
 // field of its type, so the SQL built from it quotes only known column
 // names and carries every value as a parameter.
 type Bound struct {
-	Type    Object
-	Fields  []sfdc.Field
+	Type Object
+	// Fields are the selected fields of Type itself.
+	Fields []sfdc.Field
+	// Parents are the relationships whose fields are selected
+	// (Account.Name), one per relationship.
+	Parents []*BoundParent
+	// Children are the subqueries.
+	Children []*BoundChild
+	// Items are the members of a record in SELECT order: a field, a parent
+	// (at its first field) or a child relationship.
+	Items   []Item
 	Where   []BoundCondition
 	OrderBy *sfdc.Field
 	Desc    bool
 	Limit   int
 	Offset  int
+}
+
+// BoundParent is a child-to-parent relationship of a query.
+type BoundParent struct {
+	Relationship string
+	// Ref is the reference field of the query's type holding the parent's Id.
+	Ref    sfdc.Field
+	Target Object
+	Fields []sfdc.Field
+}
+
+// BoundChild is a parent-to-child subquery: Query's records whose Via
+// field holds the parent's Id.
+type BoundChild struct {
+	Relationship string
+	Via          sfdc.Field
+	Query        Bound
+	// source is the subquery as a query of the child type, for the
+	// locator of its next batch.
+	source Query
+}
+
+// For is the subquery restricted to the children of parentID: its records
+// are a child batch, and its String the query a child locator carries.
+func (c *BoundChild) For(parentID string) (Query, Bound) {
+	cond := Condition{Field: c.Via.Name, Op: "=", Value: Value{Kind: StringValue, Text: parentID}}
+	q := c.source
+	q.Where = append(append([]Condition(nil), q.Where...), cond)
+	b := c.Query
+	b.Where = append(append([]BoundCondition(nil), b.Where...), BoundCondition{Field: c.Via, Op: "=", Value: cond.Value})
+	return q, b
+}
+
+// Item is one member of a record: exactly one field is set.
+type Item struct {
+	Field  *sfdc.Field
+	Parent *BoundParent
+	Child  *BoundChild
+}
+
+// Columns are the columns a page selects after Id: the selected fields,
+// then the reference fields the parents need that are not selected.
+func (b Bound) Columns() []sfdc.Field {
+	cols := append([]sfdc.Field(nil), b.Fields...)
+	for _, p := range b.Parents {
+		if !slices.ContainsFunc(cols, func(f sfdc.Field) bool { return f.Name == p.Ref.Name }) {
+			cols = append(cols, p.Ref)
+		}
+	}
+	return cols
 }
 
 // BoundCondition is a WHERE condition whose field is resolved.
@@ -39,7 +99,47 @@ func (q Query) Bind(schema Schema) (Bound, error) {
 	}
 	b := Bound{Type: t, Desc: q.Desc, Limit: q.Limit, Offset: q.Offset}
 	seen := make(map[string]bool, len(q.Fields))
-	for _, name := range q.Fields {
+	sub := 0
+	for i := 0; i <= len(q.Fields); i++ {
+		for ; sub < len(q.Subqueries) && q.Subqueries[sub].After == i; sub++ {
+			c, err := bindChild(schema, t, q.Subqueries[sub].Query)
+			if err != nil {
+				return Bound{}, err
+			}
+			if seen["("+c.Relationship] {
+				return Bound{}, malformed("duplicate subquery: %s", c.Relationship)
+			}
+			seen["("+c.Relationship] = true
+			b.Children = append(b.Children, c)
+			b.Items = append(b.Items, Item{Child: c})
+		}
+		if i == len(q.Fields) {
+			break
+		}
+		name := q.Fields[i]
+		if rel, field, dotted := strings.Cut(name, "."); dotted {
+			p, f, err := bindPath(schema, t, rel, field)
+			if err != nil {
+				return Bound{}, err
+			}
+			if seen[p.Relationship+"."+f.Name] {
+				return Bound{}, malformed("duplicate field selected: %s.%s", p.Relationship, f.Name)
+			}
+			seen[p.Relationship+"."+f.Name] = true
+			var bp *BoundParent
+			for _, have := range b.Parents {
+				if have.Relationship == p.Relationship {
+					bp = have
+				}
+			}
+			if bp == nil {
+				bp = &BoundParent{Relationship: p.Relationship, Ref: p.Ref, Target: p.Target}
+				b.Parents = append(b.Parents, bp)
+				b.Items = append(b.Items, Item{Parent: bp})
+			}
+			bp.Fields = append(bp.Fields, f)
+			continue
+		}
 		f, err := bindField(t, name)
 		if err != nil {
 			return Bound{}, err
@@ -49,6 +149,15 @@ func (q Query) Bind(schema Schema) (Bound, error) {
 		}
 		seen[f.Name] = true
 		b.Fields = append(b.Fields, f)
+		b.Items = append(b.Items, Item{Field: &b.Fields[len(b.Fields)-1]})
+	}
+	// Items point into Fields, which append may have moved.
+	n := 0
+	for i := range b.Items {
+		if b.Items[i].Field != nil {
+			b.Items[i].Field = &b.Fields[n]
+			n++
+		}
 	}
 	for _, c := range q.Where {
 		f, err := bindField(t, c.Field)
@@ -65,6 +174,48 @@ func (q Query) Bind(schema Schema) (Bound, error) {
 		b.OrderBy = &f
 	}
 	return b, nil
+}
+
+// bindPath resolves Relationship.Field: one level, as the sandbox serves.
+func bindPath(schema Schema, t Object, rel, field string) (*BoundParent, sfdc.Field, error) {
+	r, ok := t.Reference(rel)
+	if !ok || strings.Contains(field, ".") {
+		return nil, sfdc.Field{}, &Error{Code: "INVALID_FIELD",
+			Message: fmt.Sprintf("Didn't understand relationship '%s' in field path. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name.", rel)}
+	}
+	target, ok := schema.Lookup(r.Target)
+	if !ok {
+		return nil, sfdc.Field{}, &Error{Code: "INVALID_TYPE", Message: fmt.Sprintf("sObject type '%s' is not supported.", r.Target)}
+	}
+	ref, _ := t.Field(r.Field)
+	f, err := bindField(target, field)
+	if err != nil {
+		return nil, sfdc.Field{}, err
+	}
+	return &BoundParent{Relationship: r.Relationship, Ref: ref, Target: target}, f, nil
+}
+
+// bindChild resolves a subquery whose type is a child relationship of t.
+func bindChild(schema Schema, t Object, q Query) (*BoundChild, error) {
+	c, ok := t.Child(q.Type)
+	if !ok {
+		return nil, &Error{Code: "INVALID_TYPE",
+			Message: fmt.Sprintf("Didn't understand relationship '%s' in FROM part of query call.", q.Type)}
+	}
+	child, ok := schema.Lookup(c.Child)
+	if !ok {
+		return nil, &Error{Code: "INVALID_TYPE", Message: fmt.Sprintf("sObject type '%s' is not supported.", c.Child)}
+	}
+	q.Type = child.Name
+	bound, err := q.Bind(schema)
+	if err != nil {
+		return nil, err
+	}
+	if len(bound.Parents) > 0 || len(bound.Children) > 0 {
+		return nil, malformed("a subquery selects fields of its own type only")
+	}
+	via, _ := child.Field(c.Field)
+	return &BoundChild{Relationship: c.Relationship, Via: via, Query: bound, source: q}, nil
 }
 
 func bindField(t Object, name string) (sfdc.Field, error) {
@@ -112,7 +263,7 @@ func (b Bound) where() (string, []any) {
 // statement with its parameters.
 func (b Bound) PageSQL(pos, n int) (string, []any) {
 	var sb strings.Builder
-	sb.WriteString(b.Type.SelectSQL(b.Fields))
+	sb.WriteString(b.Type.SelectSQL(b.Columns()))
 	where, args := b.where()
 	sb.WriteString(where)
 	sb.WriteString(" ORDER BY ")

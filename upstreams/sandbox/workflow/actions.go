@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 )
 
-// taskAction runs POST /runtime/tasks/{id}: claim or complete. Success is
-// 200 with an empty body, as the engine answers.
+// taskAction runs POST /runtime/tasks/{id}: claim, unclaim, delegate,
+// resolve or complete. Success is 200 with an empty body, as the engine
+// answers.
 func (e *engine) taskAction(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r, taskNotFound)
 	if err != nil {
@@ -26,19 +28,29 @@ func (e *engine) taskAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := e.now().UnixMilli()
-	err = e.inTx(r.Context(), func(tx *sql.Tx) error {
-		t, err := openTask(tx, id)
-		if err != nil {
-			return err
+	if req.Action == "claim" || req.Action == "unclaim" {
+		user := req.Assignee
+		if req.Action == "unclaim" {
+			user = nil
 		}
-		switch req.Action {
-		case "claim":
-			return claimTask(tx, t, req.Assignee, now)
-		case "complete":
-			return completeTask(tx, t, req.Variables, now)
-		}
-		return badRequest("Invalid action: '%s'.", req.Action)
-	})
+		err = e.claim(r, id, user, now)
+	} else {
+		err = e.inTx(r.Context(), func(tx *sql.Tx) error {
+			t, err := openTask(tx, id)
+			if err != nil {
+				return err
+			}
+			switch req.Action {
+			case "complete":
+				return completeTask(tx, t, req.Variables, now)
+			case "delegate":
+				return delegateTask(tx, t, req.Assignee)
+			case "resolve":
+				return resolveTask(tx, t)
+			}
+			return badRequest("Invalid action: '%s'.", req.Action)
+		})
+	}
 	if err != nil {
 		writeError(w, err)
 		return
@@ -46,22 +58,73 @@ func (e *engine) taskAction(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// claimTask gives t to user. A task held by someone else is the engine's
-// 409; claiming it again as its holder changes nothing; a null user
-// releases the task.
-func claimTask(tx *sql.Tx, t taskRow, user *string, now int64) error {
-	if user == nil || *user == "" {
-		_, err := tx.Exec(`UPDATE wf_tasks SET assignee = NULL, claim_time = NULL WHERE id = ?`, t.id)
+// claim gives the task to user (ClaimTaskCmd); a nil or empty user releases
+// it. Like the engine, it reads the task, decides, and writes the change
+// only if the task's revision is still the one it read: a claim that read
+// the task before a concurrent claim wrote it fails on that optimistic
+// lock, which the engine answers 500 (FlowableOptimisticLockingException
+// is no exception its REST layer maps). A task held by someone else is the
+// engine's 409; claiming it again as its holder changes nothing.
+func (e *engine) claim(r *http.Request, id int64, user *string, now int64) error {
+	var t taskRow
+	err := e.inTx(r.Context(), func(tx *sql.Tx) error {
+		var err error
+		t, err = openTask(tx, id)
+		return err
+	})
+	if err != nil {
 		return err
 	}
-	if t.assignee.Valid {
-		if t.assignee.String == *user {
+	if e.opts.AfterClaimRead != nil {
+		e.opts.AfterClaimRead(strconv.FormatInt(id, 10))
+	}
+	var update string
+	var args []any
+	switch {
+	case user == nil || *user == "":
+		if !t.assignee.Valid {
 			return nil
 		}
+		update = `UPDATE wf_tasks SET assignee = NULL, claim_time = NULL, rev = rev + 1 WHERE id = ? AND rev = ?`
+	case t.assignee.Valid && t.assignee.String == *user:
+		return nil
+	case t.assignee.Valid:
 		return &engineError{status: http.StatusConflict,
 			exception: fmt.Sprintf("Task '%d' is already claimed by someone else.", t.id)}
+	default:
+		update = `UPDATE wf_tasks SET assignee = ?, claim_time = ?, rev = rev + 1 WHERE id = ? AND rev = ?`
+		args = []any{*user, now}
 	}
-	_, err := tx.Exec(`UPDATE wf_tasks SET assignee = ?, claim_time = ? WHERE id = ?`, *user, now, t.id)
+	return e.inTx(r.Context(), func(tx *sql.Tx) error {
+		res, err := tx.Exec(update, append(args, t.id, t.rev)...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return internal("FlowableOptimisticLockingException: Task[id=%d] was updated by another transaction concurrently", t.id)
+		}
+		return nil
+	})
+}
+
+// delegateTask hands t to user (DelegateTaskCmd): the delegation is
+// pending, the current assignee becomes the owner when there is none.
+func delegateTask(tx *sql.Tx, t taskRow, user *string) error {
+	if user == nil {
+		return badRequest("An assignee is required when delegating a task.")
+	}
+	owner := t.owner
+	if !owner.Valid {
+		owner = t.assignee
+	}
+	_, err := tx.Exec(`UPDATE wf_tasks SET delegation_state = 'pending', owner = ?, assignee = ?, rev = rev + 1 WHERE id = ?`,
+		owner, *user, t.id)
+	return err
+}
+
+// resolveTask ends a delegation: the task goes back to its owner.
+func resolveTask(tx *sql.Tx, t taskRow) error {
+	_, err := tx.Exec(`UPDATE wf_tasks SET delegation_state = 'resolved', assignee = owner, rev = rev + 1 WHERE id = ?`, t.id)
 	return err
 }
 
@@ -82,7 +145,7 @@ func completeTask(tx *sql.Tx, t taskRow, vars []variableJSON, now int64) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.Exec(`UPDATE wf_tasks SET end_time = ? WHERE id = ?`, now, t.id); err != nil {
+	if _, err := tx.Exec(`UPDATE wf_tasks SET end_time = ?, rev = rev + 1 WHERE id = ?`, now, t.id); err != nil {
 		return fmt.Errorf("workflow: completing task: %w", err)
 	}
 	if end {

@@ -25,6 +25,8 @@ func (e *engineError) message() string {
 		return "Bad request"
 	case http.StatusConflict:
 		return "Task was already claimed"
+	case http.StatusForbidden:
+		return "Forbidden"
 	}
 	return "Internal server error"
 }
@@ -37,8 +39,9 @@ func notFound(format string, args ...any) error {
 	return &engineError{status: http.StatusNotFound, exception: fmt.Sprintf(format, args...)}
 }
 
-// writeError answers err; anything but a *engineError is a 500
-// whose detail stays out of the body, as the engine does by default.
+// writeError answers err as BaseExceptionHandlerAdvice does; anything but
+// a *engineError is a 500 whose detail stays out of the body, as the
+// engine does by default.
 func writeError(w http.ResponseWriter, err error) {
 	var ee *engineError
 	if !errors.As(err, &ee) {
@@ -46,9 +49,11 @@ func writeError(w http.ResponseWriter, err error) {
 	}
 	body := struct {
 		Message   string  `json:"message"`
-		Exception *string `json:"exception"`
+		Exception *string `json:"exception,omitempty"` // ErrorInfo: @JsonInclude(NON_NULL)
 	}{Message: ee.message()}
-	if ee.exception != "" {
+	// The engine writes no exception for a 500 unless configured to
+	// (flowable.common.rest.exception.return-messages-for-500-errors).
+	if ee.exception != "" && ee.status != http.StatusInternalServerError {
 		body.Exception = &ee.exception
 	}
 	writeJSON(w, ee.status, body)

@@ -19,16 +19,35 @@ import (
 // /runtime/process-instances, /runtime/tasks[/{id}],
 // /history/historic-task-instances), in the engine's shapes, list envelope
 // and error bodies. It creates its wf_ tables on db when they are missing
-// and seeds the loan process, its users and candidates. Every change runs
-// in one transaction, so concurrent claims of one task cannot both win.
+// and seeds the loan process (two versions), its users, their groups and
+// the tasks' candidates. Every change runs in one transaction; a claim, as
+// on the engine, reads the task and then writes it only if nothing changed
+// it meanwhile, so of concurrent claims one wins and the others fail with
+// the engine's 500 or, once the winner is written, its 409.
 //
 // Like the real engine it reads but does not check HTTP Basic credentials:
 // the caller's user name becomes an instance's startUserId.
 func New(db *sql.DB) (http.Handler, error) {
+	return NewWithOptions(db, Options{})
+}
+
+// Options tune the reference engine for tests; the zero value is the
+// engine as the sandbox serves it.
+type Options struct {
+	// AfterClaimRead, when not nil, is called with the task id between a
+	// claim's read of the task and its write, the window in which a
+	// concurrent claim makes it fail on the engine's optimistic lock (500).
+	// A test holds claims there to make them race as they do on a busy
+	// engine; it must return for the claim to go on.
+	AfterClaimRead func(taskID string)
+}
+
+// NewWithOptions is New with opts.
+func NewWithOptions(db *sql.DB, opts Options) (http.Handler, error) {
 	if err := ensureSchema(context.Background(), db); err != nil {
 		return nil, err
 	}
-	e := &engine{db: db, now: time.Now}
+	e := &engine{db: db, now: time.Now, opts: opts}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /identity/users/{id}", e.getUser)
 	mux.HandleFunc("GET /repository/process-definitions", e.listDefinitions)
@@ -43,8 +62,9 @@ func New(db *sql.DB) (http.Handler, error) {
 
 // engine serves the engine's resources from the wf_ tables.
 type engine struct {
-	db  *sql.DB
-	now func() time.Time
+	db   *sql.DB
+	now  func() time.Time
+	opts Options
 }
 
 // maxBody bounds a request body: a start or a completion with its

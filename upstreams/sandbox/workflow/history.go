@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"database/sql"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -93,6 +94,7 @@ func (e *engine) listHistoricTasks(w http.ResponseWriter, r *http.Request) {
 	add("taskAssignee", " AND assignee = ?")
 	add("taskOwner", " AND owner = ?")
 	add("taskCandidateGroup", " AND EXISTS (SELECT 1 FROM wf_candidates c WHERE c.task_id = wf_tasks.id AND c.group_id = ?)")
+	add("processBusinessKey", businessKeyFilter)
 	if v := q.Get("taskInvolvedUser"); v != "" {
 		where += involvedFilter
 		args = append(args, v, v, v)
@@ -105,5 +107,13 @@ func (e *engine) listHistoricTasks(w http.ResponseWriter, r *http.Request) {
 			where += " AND end_time IS NULL"
 		}
 	}
-	e.writeTaskList(w, r, p, where, args, func(t taskRow, root string) any { return t.historicJSON(root) })
+	e.writeTaskList(w, r, p, where, args, func(tx *sql.Tx, t taskRow, root string) (any, error) {
+		out := t.historicJSON(root)
+		if includeVariables(q) {
+			vars, err := processVariables(tx, t.instanceID, out.URL)
+			out.Variables = vars
+			return out, err
+		}
+		return out, nil
+	})
 }

@@ -19,39 +19,87 @@ func schema() []string {
 			business_key TEXT, execution_id INTEGER NOT NULL, start_user TEXT, start_time INTEGER NOT NULL,
 			end_time INTEGER, activity_id TEXT)`,
 		`CREATE TABLE IF NOT EXISTS wf_variables (instance_id INTEGER NOT NULL, name TEXT NOT NULL,
-			value TEXT NOT NULL, PRIMARY KEY (instance_id, name))`,
+			value TEXT NOT NULL, type TEXT, PRIMARY KEY (instance_id, name))`,
 		`CREATE TABLE IF NOT EXISTS wf_tasks (id INTEGER PRIMARY KEY, instance_id INTEGER NOT NULL,
 			execution_id INTEGER NOT NULL, definition_id TEXT NOT NULL, task_key TEXT NOT NULL, name TEXT NOT NULL,
 			description TEXT, owner TEXT, assignee TEXT, priority INTEGER NOT NULL,
-			create_time INTEGER NOT NULL, claim_time INTEGER, end_time INTEGER)`,
+			create_time INTEGER NOT NULL, claim_time INTEGER, end_time INTEGER,
+			rev INTEGER NOT NULL DEFAULT 1, delegation_state TEXT)`,
 		`CREATE INDEX IF NOT EXISTS wf_tasks_open ON wf_tasks (end_time, task_key)`,
 		`CREATE TABLE IF NOT EXISTS wf_candidates (task_id INTEGER NOT NULL, user_id TEXT, group_id TEXT)`,
 		`CREATE INDEX IF NOT EXISTS wf_candidates_task ON wf_candidates (task_id)`,
+		`CREATE TABLE IF NOT EXISTS wf_memberships (user_id TEXT NOT NULL, group_id TEXT NOT NULL,
+			PRIMARY KEY (user_id, group_id))`,
 	}
 }
 
-// seed is the demo data: the loan process (its deployment is id 1
-// and its definition id 4, as in the engine's examples, so the shared
-// sequence starts at 5) and the users who work on it.
+// addedColumns are the columns added to tables after their first version,
+// added to a sandbox file made before them: a variable's type (older rows
+// have none and are read as the engine would have typed their JSON), a
+// task's revision (the engine's optimistic lock) and its delegation state.
+func addedColumns() []struct{ table, column, decl string } {
+	return []struct{ table, column, decl string }{
+		{"wf_variables", "type", "TEXT"},
+		{"wf_tasks", "rev", "INTEGER NOT NULL DEFAULT 1"},
+		{"wf_tasks", "delegation_state", "TEXT"},
+	}
+}
+
+// seed is the demo data: the loan process in two versions (the first
+// deployment is id 1 and its definition id 4, as in the engine's examples;
+// the second is the same model deployed again), the users who work on it
+// and their groups. The shared sequence starts at 5.
 func seed() []string {
 	return []string{
 		`INSERT OR IGNORE INTO wf_seq (name, next) VALUES ('id', 5)`,
 		`INSERT OR IGNORE INTO wf_definitions (id, key, name, version, deployment_id, category, description, start_task)
 			VALUES ('loanProcess:1:4', 'loanProcess', 'Loan Process', 1, '1', 'http://www.flowable.org/processdef',
 			'Review and decide a loan application', 'UnassignedLoan')`,
+		`INSERT OR IGNORE INTO wf_definitions (id, key, name, version, deployment_id, category, description, start_task)
+			VALUES ('loanProcess:2:3', 'loanProcess', 'Loan Process', 2, '2', 'http://www.flowable.org/processdef',
+			'Review and decide a loan application', 'UnassignedLoan')`,
 		`INSERT OR IGNORE INTO wf_users (id, first_name, last_name, email) VALUES
 			('admin', 'Admin', 'Istrator', 'admin@example.com'),
 			('kermit', 'Kermit', 'the Frog', 'kermit@example.com'),
 			('gonzo', 'Gonzo', 'the Great', 'gonzo@example.com'),
-			('fozzie', 'Fozzie', 'Bear', 'fozzie@example.com')`,
+			('fozzie', 'Fozzie', 'Bear', 'fozzie@example.com'),
+			('piggy', 'Miss', 'Piggy', 'piggy@example.com')`,
+		`INSERT OR IGNORE INTO wf_memberships (user_id, group_id) VALUES
+			('admin', 'admin'), ('kermit', 'admin'), ('kermit', 'management'), ('piggy', 'management')`,
 	}
 }
 
 func ensureSchema(ctx context.Context, db *sql.DB) error {
-	for _, stmt := range append(schema(), seed()...) {
+	for _, stmt := range schema() {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("workflow: preparing tables: %w", err)
 		}
+	}
+	for _, c := range addedColumns() {
+		if err := addColumn(ctx, db, c.table, c.column, c.decl); err != nil {
+			return err
+		}
+	}
+	for _, stmt := range seed() {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("workflow: seeding: %w", err)
+		}
+	}
+	return nil
+}
+
+// addColumn adds column to table unless the table has it.
+func addColumn(ctx context.Context, db *sql.DB, table, column, decl string) error {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`, table, column).Scan(&n)
+	if err != nil {
+		return fmt.Errorf("workflow: reading %s's columns: %w", table, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, `ALTER TABLE `+table+` ADD COLUMN `+column+` `+decl); err != nil {
+		return fmt.Errorf("workflow: adding %s.%s: %w", table, column, err)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -117,11 +116,6 @@ func (e *engine) listDefinitions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, list)
 }
 
-type variableJSON struct {
-	Name  string          `json:"name"`
-	Value json.RawMessage `json:"value"`
-}
-
 type instanceJSON struct {
 	ID                    string  `json:"id"`
 	URL                   string  `json:"url"`
@@ -223,22 +217,4 @@ func (e *engine) startInstance(w http.ResponseWriter, r *http.Request) {
 	out.URL = root + "/runtime/process-instances/" + out.ID
 	out.ProcessDefinitionURL = root + "/repository/process-definitions/" + url.PathEscape(out.ProcessDefinitionID)
 	writeJSON(w, http.StatusCreated, out)
-}
-
-// setVariables stores process variables, replacing ones of the same name.
-func setVariables(tx *sql.Tx, instanceID int64, vars []variableJSON) error {
-	for _, v := range vars {
-		if v.Name == "" {
-			return badRequest("Variable name is required")
-		}
-		value := v.Value
-		if len(value) == 0 {
-			value = json.RawMessage("null")
-		}
-		if _, err := tx.Exec(`INSERT INTO wf_variables (instance_id, name, value) VALUES (?, ?, ?)
-			ON CONFLICT (instance_id, name) DO UPDATE SET value = excluded.value`, instanceID, v.Name, string(value)); err != nil {
-			return fmt.Errorf("workflow: setting variable: %w", err)
-		}
-	}
-	return nil
 }

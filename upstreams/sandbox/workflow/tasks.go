@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // taskRow is one wf_tasks row.
@@ -19,15 +20,20 @@ type taskRow struct {
 	priority                     int
 	created                      int64
 	claimed, ended               sql.NullInt64
+	// rev is the row's revision, the engine's optimistic lock: every
+	// change of the task raises it, and a change made from an older read
+	// fails.
+	rev             int64
+	delegationState sql.NullString
 }
 
 const taskColumns = `id, instance_id, execution_id, definition_id, task_key, name, description, owner, assignee,
-	priority, create_time, claim_time, end_time`
+	priority, create_time, claim_time, end_time, rev, delegation_state`
 
 func scanTask(s interface{ Scan(...any) error }) (taskRow, error) {
 	var t taskRow
 	err := s.Scan(&t.id, &t.instanceID, &t.executionID, &t.definitionID, &t.key, &t.name, &t.description,
-		&t.owner, &t.assignee, &t.priority, &t.created, &t.claimed, &t.ended)
+		&t.owner, &t.assignee, &t.priority, &t.created, &t.claimed, &t.ended, &t.rev, &t.delegationState)
 	return t, err
 }
 
@@ -64,7 +70,7 @@ func (t taskRow) runtimeJSON(root string) taskJSON {
 	id, instance, execution := strconv.FormatInt(t.id, 10), strconv.FormatInt(t.instanceID, 10), strconv.FormatInt(t.executionID, 10)
 	return taskJSON{
 		ID: id, URL: root + "/runtime/tasks/" + id, Owner: nullString(t.owner), Assignee: nullString(t.assignee),
-		Name: t.name, Description: nullString(t.description), CreateTime: formatMillis(t.created),
+		DelegationState: nullString(t.delegationState), Name: t.name, Description: nullString(t.description), CreateTime: formatMillis(t.created),
 		Priority: t.priority, ClaimTime: formatNullMillis(t.claimed), TaskDefinitionKey: t.key,
 		ExecutionID: execution, ExecutionURL: root + "/runtime/executions/" + execution,
 		ProcessInstanceID: instance, ProcessInstanceURL: root + "/runtime/process-instances/" + instance,
@@ -80,11 +86,15 @@ func runtimeTaskSorts() map[string]string {
 		"processInstanceId": "instance_id", "tenantId": "''"}
 }
 
-// candidateFilter is the engine's candidate rule: an unassigned task with
-// a candidate link to the user or group.
+// The engine's candidate rules: an unassigned task with a candidate link
+// to the user, to one of the user's groups (the engine asks its identity
+// service for them), or to the group.
 const (
-	candidateUserFilter  = " AND assignee IS NULL AND EXISTS (SELECT 1 FROM wf_candidates c WHERE c.task_id = wf_tasks.id AND c.user_id = ?)"
+	candidateUserFilter = " AND assignee IS NULL AND EXISTS (SELECT 1 FROM wf_candidates c WHERE c.task_id = wf_tasks.id AND" +
+		" (c.user_id = ? OR c.group_id IN (SELECT m.group_id FROM wf_memberships m WHERE m.user_id = ?)))"
 	candidateGroupFilter = " AND assignee IS NULL AND EXISTS (SELECT 1 FROM wf_candidates c WHERE c.task_id = wf_tasks.id AND c.group_id = ?)"
+	// businessKeyFilter selects the tasks of instances with a business key.
+	businessKeyFilter = " AND instance_id IN (SELECT i.id FROM wf_instances i WHERE i.business_key = ?)"
 )
 
 func (e *engine) listTasks(w http.ResponseWriter, r *http.Request) {
@@ -101,7 +111,10 @@ func (e *engine) listTasks(w http.ResponseWriter, r *http.Request) {
 			args = append(args, v)
 		}
 	}
-	add("candidateUser", candidateUserFilter)
+	if v := q.Get("candidateUser"); v != "" {
+		where += candidateUserFilter
+		args = append(args, v, v)
+	}
 	add("candidateGroup", candidateGroupFilter)
 	add("assignee", " AND assignee = ?")
 	add("owner", " AND owner = ?")
@@ -109,16 +122,32 @@ func (e *engine) listTasks(w http.ResponseWriter, r *http.Request) {
 	add("description", " AND description = ?")
 	add("name", " AND name = ?")
 	add("processInstanceId", " AND instance_id = ?")
+	add("processInstanceBusinessKey", businessKeyFilter)
+	// TaskBaseResource: any unassigned parameter, even unassigned=false,
+	// selects the unassigned tasks.
 	if _, ok := q["unassigned"]; ok {
 		where += " AND assignee IS NULL"
 	}
-	e.writeTaskList(w, r, p, where, args, func(t taskRow, root string) any { return t.runtimeJSON(root) })
+	e.writeTaskList(w, r, p, where, args, func(tx *sql.Tx, t taskRow, root string) (any, error) {
+		out := t.runtimeJSON(root)
+		if includeVariables(q) {
+			vars, err := processVariables(tx, t.instanceID, out.URL)
+			out.Variables = vars
+			return out, err
+		}
+		return out, nil
+	})
+}
+
+// includeVariables reads includeProcessVariables as Boolean.valueOf does.
+func includeVariables(q url.Values) bool {
+	return strings.EqualFold(q.Get("includeProcessVariables"), "true")
 }
 
 // writeTaskList answers one page of tasks matching where, in the engine's
 // list envelope.
 func (e *engine) writeTaskList(w http.ResponseWriter, r *http.Request, p page, where string, args []any,
-	render func(taskRow, string) any) {
+	render func(*sql.Tx, taskRow, string) (any, error)) {
 	list := listJSON{Data: []any{}, Start: p.start, Sort: p.sort, Order: p.order}
 	root := rootURL(r)
 	err := e.inTx(r.Context(), func(tx *sql.Tx) error {
@@ -131,15 +160,27 @@ func (e *engine) writeTaskList(w http.ResponseWriter, r *http.Request, p page, w
 		}
 		defer rows.Close()
 		data := []any{}
+		var tasks []taskRow
 		for rows.Next() {
 			t, err := scanTask(rows)
 			if err != nil {
 				return err
 			}
-			data = append(data, render(t, root))
+			tasks = append(tasks, t)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		for _, t := range tasks {
+			item, err := render(tx, t, root)
+			if err != nil {
+				return err
+			}
+			data = append(data, item)
 		}
 		list.Data, list.Size = data, len(data)
-		return rows.Err()
+		return nil
 	})
 	if err != nil {
 		writeError(w, err)
@@ -207,7 +248,7 @@ func (e *engine) updateTask(w http.ResponseWriter, r *http.Request) {
 			if column == "name" && value == nil {
 				return badRequest("Member 'name' cannot be null")
 			}
-			if _, err := tx.Exec(`UPDATE wf_tasks SET `+column+` = ? WHERE id = ?`, value, id); err != nil {
+			if _, err := tx.Exec(`UPDATE wf_tasks SET `+column+` = ?, rev = rev + 1 WHERE id = ?`, value, id); err != nil {
 				return fmt.Errorf("workflow: updating task: %w", err)
 			}
 		}

@@ -14,14 +14,16 @@ func TestTaskActions(t *testing.T) {
 	tests := []struct {
 		desc string
 		// before are calls made first on the fresh task; each must succeed.
-		before    []string
-		method    string
-		body      string
-		status    int
-		wantBody  string
-		assignee  any
-		owner     any
-		wantEmpty bool
+		before   []string
+		method   string
+		body     string
+		status   int
+		wantBody string
+		assignee any
+		owner    any
+		// delegation is the delegationState after; nil when none.
+		delegation any
+		wantEmpty  bool
 	}{
 		{desc: "claim", method: http.MethodPost, body: `{"action":"claim","assignee":"kermit"}`, status: 200, wantEmpty: true, assignee: "kermit"},
 		{desc: "claim again by the holder is a no-op", before: []string{`{"action":"claim","assignee":"kermit"}`},
@@ -31,8 +33,24 @@ func TestTaskActions(t *testing.T) {
 			wantBody: `{"message":"Task was already claimed","exception":"Task '%s' is already claimed by someone else."}`, assignee: "kermit"},
 		{desc: "claim with null releases", before: []string{`{"action":"claim","assignee":"kermit"}`},
 			method: http.MethodPost, body: `{"action":"claim","assignee":null}`, status: 200, wantEmpty: true, assignee: nil},
-		{desc: "unknown action is 400", method: http.MethodPost, body: `{"action":"resolve"}`, status: 400,
-			wantBody: `{"message":"Bad request","exception":"Invalid action: 'resolve'."}`, assignee: nil},
+		{desc: "unknown action is 400", method: http.MethodPost, body: `{"action":"fly"}`, status: 400,
+			wantBody: `{"message":"Bad request","exception":"Invalid action: 'fly'."}`, assignee: nil},
+		{desc: "unclaim releases", before: []string{`{"action":"claim","assignee":"kermit"}`},
+			method: http.MethodPost, body: `{"action":"unclaim"}`, status: 200, wantEmpty: true, assignee: nil},
+		{desc: "unclaim of an unassigned task changes nothing", method: http.MethodPost, body: `{"action":"unclaim"}`,
+			status: 200, wantEmpty: true, assignee: nil},
+		{desc: "delegate makes the holder the owner", before: []string{`{"action":"claim","assignee":"kermit"}`},
+			method: http.MethodPost, body: `{"action":"delegate","assignee":"fozzie"}`, status: 200, wantEmpty: true,
+			assignee: "fozzie", owner: "kermit", delegation: "pending"},
+		{desc: "delegate keeps an owner", before: []string{`PUT {"assignee":"gonzo","owner":"admin"}`},
+			method: http.MethodPost, body: `{"action":"delegate","assignee":"fozzie"}`, status: 200, wantEmpty: true,
+			assignee: "fozzie", owner: "admin", delegation: "pending"},
+		{desc: "delegate needs an assignee", method: http.MethodPost, body: `{"action":"delegate"}`, status: 400,
+			wantBody: `{"message":"Bad request","exception":"An assignee is required when delegating a task."}`},
+		{desc: "resolve gives the task back to its owner",
+			before: []string{`{"action":"claim","assignee":"kermit"}`, `{"action":"delegate","assignee":"fozzie"}`},
+			method: http.MethodPost, body: `{"action":"resolve"}`, status: 200, wantEmpty: true,
+			assignee: "kermit", owner: "kermit", delegation: "resolved"},
 		{desc: "complete without disposition is 400 and keeps the task", method: http.MethodPost, body: `{"action":"complete"}`,
 			status: 400, assignee: nil},
 		{desc: "assign sets the members sent", method: http.MethodPut, body: `{"assignee":"gonzo","owner":"admin"}`,
@@ -70,6 +88,7 @@ func TestTaskActions(t *testing.T) {
 			task := decode(t, raw)
 			assert.Equal(t, tt.assignee, task["assignee"])
 			assert.Equal(t, tt.owner, task["owner"])
+			assert.Equal(t, tt.delegation, task["delegationState"])
 		})
 	}
 }

@@ -5,6 +5,7 @@
 package workflowtest
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -22,6 +23,16 @@ type Task struct {
 	Owner             *string `json:"owner"`
 	ProcessInstanceID string  `json:"processInstanceId"`
 	EndTime           *string `json:"endTime"`
+	// Variables are the process variables, when the query asked for them.
+	Variables []Variable `json:"variables"`
+}
+
+// Variable is a variable of a task as the engine answers it.
+type Variable struct {
+	Name  string          `json:"name"`
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value"`
+	Scope string          `json:"scope"`
 }
 
 // Desk works the loan process: the adapter itself, or the gateway in front
@@ -59,25 +70,46 @@ const (
 func LoanStory(t *testing.T, d Desk) {
 	t.Helper()
 	instance := d.Start(t, workflow.StartRequest{ProcessDefinitionKey: "loanProcess", BusinessKey: "loan-42",
-		Variables: []workflow.Variable{{Name: "amount", Value: 25000}}})
+		Variables: []workflow.Variable{
+			{Name: "amount", Value: json.RawMessage(`1.10`)},
+			{Name: "applied", Type: "date", Value: json.RawMessage(`"2013-04-17T12:17:43.902+02:00"`)},
+			{Name: "applicant", Value: json.RawMessage(`{"name":"Fozzie","income":[1200.50,1300]}`)},
+			{Name: "installments", Value: json.RawMessage(`12`)},
+		}})
 	require.NotEmpty(t, instance)
 
-	open := d.Tasks(t, workflow.TaskQuery{Status: "open", Candidate: Officer, TaskDefinitionKey: "UnassignedLoan", Order: "desc", Size: 10})
+	open := d.Tasks(t, workflow.TaskQuery{Status: "open", Candidate: Officer, TaskDefinitionKey: "UnassignedLoan", Order: "desc", Size: 10,
+		IncludeProcessVariables: true, ProcessInstanceBusinessKey: "loan-42"})
 	require.Len(t, open, 1)
 	loan := open[0]
 	assert.Equal(t, instance, loan.ProcessInstanceID)
 	assert.Nil(t, loan.Assignee)
+	vars := map[string]Variable{}
+	for _, v := range loan.Variables {
+		vars[v.Name] = v
+	}
+	assert.Equal(t, Variable{Name: "amount", Type: "bigDecimal", Value: json.RawMessage(`"1.10"`), Scope: "global"}, vars["amount"],
+		"1.10 keeps its digits")
+	assert.Equal(t, Variable{Name: "applied", Type: "date", Value: json.RawMessage(`"2013-04-17T10:17:43.902Z"`), Scope: "global"}, vars["applied"],
+		"a date is a date, not a string")
+	assert.Equal(t, "json", vars["applicant"].Type, "an object is json, not a serialised Java map")
+	assert.JSONEq(t, `{"name":"Fozzie","income":[1200.50,1300]}`, string(vars["applicant"].Value))
+	assert.Equal(t, Variable{Name: "installments", Type: "integer", Value: json.RawMessage(`12`), Scope: "global"}, vars["installments"])
+	assert.Empty(t, d.Tasks(t, workflow.TaskQuery{ProcessInstanceBusinessKey: "loan-43"}))
+	assert.Len(t, d.Tasks(t, workflow.TaskQuery{ProcessInstanceID: instance, Unassigned: true}), 1)
+	assert.Len(t, d.Tasks(t, workflow.TaskQuery{CandidateGroup: "management"}), 1)
 
 	require.Equal(t, http.StatusOK, d.Claim(t, loan.ID, Officer))
 	assert.Equal(t, http.StatusOK, d.Claim(t, loan.ID, Officer), "claiming again as the holder is a no-op")
 	assert.Equal(t, http.StatusConflict, d.Claim(t, loan.ID, Other))
 	assert.Empty(t, d.Tasks(t, workflow.TaskQuery{Candidate: Other}), "a claimed task is no longer offered to candidates")
+	assert.Empty(t, d.Tasks(t, workflow.TaskQuery{ProcessInstanceID: instance, Unassigned: true}))
 	task, status := d.Task(t, loan.ID)
 	require.Equal(t, http.StatusOK, status)
 	require.NotNil(t, task.Assignee)
 	assert.Equal(t, Officer, *task.Assignee, "the conflicting claim changed nothing")
 
-	d.Complete(t, loan.ID, Officer, "saveforlater", []workflow.Variable{{Name: "note", Value: "missing payslip"}})
+	d.Complete(t, loan.ID, Officer, "saveforlater", []workflow.Variable{{Name: "note", Value: json.RawMessage(`"missing payslip"`)}})
 	_, status = d.Task(t, loan.ID)
 	assert.Equal(t, http.StatusNotFound, status, "a completed task is no longer open")
 

@@ -69,6 +69,15 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if and (eq .Values.tls.mode "files") (not .Values.tls.secretName) }}
 {{- fail "tls.mode files needs tls.secretName (a kubernetes.io/tls Secret)" }}
 {{- end }}
+{{- range $name := list "ACCOUNTS_URL" "WORKFLOW_URL" "DATA_URL" "FILES_URL" "FEED_URL" }}
+{{- $url := required (printf "env.%s is required: the base URL of that backend (the image has no embedded sandbox)" $name) (index $.Values.env $name) | toString }}
+{{- if eq $url "sandbox" }}
+{{- fail (printf "env.%s is \"sandbox\", but the image is built without the sandbox: give the backend's URL" $name) }}
+{{- end }}
+{{- end }}
+{{- if and (eq (toString .Values.env.DATA_OAUTH_FLOW) "jwt-bearer") (not .Values.oauth.privateKeySecretKey) }}
+{{- fail "env.DATA_OAUTH_FLOW jwt-bearer needs oauth.privateKeySecretKey: the key of secrets.existingSecret holding the PEM private key" }}
+{{- end }}
 {{- with .Values.cluster }}
 {{- if not (has .store (list "memory" "redis")) }}
 {{- fail (printf "cluster.store must be memory or redis, not %q" .store) }}
