@@ -69,7 +69,7 @@ func fixedClock() func() time.Time {
 }
 
 // accountsBackend is an account controller answering by id: ...404AAA is
-// unknown (404), ...500AAA fails (500), ...503AAA fails once with 503 and
+// unknown (404), ...500AAA fails (500), ...502AAA fails once with 502 and
 // then answers, anything else answers one account. seen records the
 // traceparent of every request.
 type accountsBackend struct {
@@ -93,8 +93,8 @@ func newAccountsBackend(t *testing.T) *accountsBackend {
 		case strings.HasSuffix(r.URL.Path, "500AAA"):
 			http.Error(w, "database down", http.StatusInternalServerError)
 			return
-		case strings.HasSuffix(r.URL.Path, "503AAA") && !b.flaky.Swap(true):
-			http.Error(w, "busy", http.StatusServiceUnavailable)
+		case strings.HasSuffix(r.URL.Path, "502AAA") && !b.flaky.Swap(true):
+			http.Error(w, "bad gateway", http.StatusBadGateway)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

@@ -39,8 +39,8 @@ func TestServerAndClientSpans(t *testing.T) {
 	g, backend, exp := tracedGateway(t, 1, false)
 	const clientTrace, clientSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 
-	// The backend answers 503 first: two attempts, two client spans.
-	rec := g.do(t, "GET", "/v2/accounts/001000000000503AAA", map[string]string{
+	// The backend answers 502 first: two attempts, two client spans.
+	rec := g.do(t, "GET", "/v2/accounts/001000000000502AAA", map[string]string{
 		"traceparent": "00-" + clientTrace + "-" + clientSpan + "-01", "tracestate": "congo=t61rcWkgMzE"})
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 
@@ -56,7 +56,7 @@ func TestServerAndClientSpans(t *testing.T) {
 	assert.Equal(t, "congo=t61rcWkgMzE", server.SpanContext().TraceState().String())
 	assertAttrs(t, server, map[attribute.Key]any{
 		"http.route": "/{version}/accounts/{accountId}", "http.request.method": "GET",
-		"http.response.status_code": int64(200), "url.path": "/v2/accounts/001000000000503AAA",
+		"http.response.status_code": int64(200), "url.path": "/v2/accounts/001000000000502AAA",
 	})
 	_, hasUser := spanAttr(server, "enduser.id")
 	assert.False(t, hasUser, "user ids are not recorded unless configured")
@@ -69,7 +69,7 @@ func TestServerAndClientSpans(t *testing.T) {
 			upstreams.UpstreamKey: "accounts", upstreams.AttemptKey: int64(i + 1), upstreams.BreakerStateKey: "closed",
 		})
 	}
-	assertAttrs(t, first, map[attribute.Key]any{"http.response.status_code": int64(503), "error.type": "failed"})
+	assertAttrs(t, first, map[attribute.Key]any{"http.response.status_code": int64(502), "error.type": "failed"})
 	assert.Equal(t, codes.Error, first.Status().Code)
 	assertAttrs(t, second, map[attribute.Key]any{"http.response.status_code": int64(200), "http.request.resend_count": int64(1)})
 	assert.Equal(t, codes.Unset, second.Status().Code)
