@@ -60,20 +60,20 @@ echo "built with -tags nosandbox, no modernc.org/sqlite"
 echo "== sandbox upstreams are refused"
 # config.yaml's *_URL default to "sandbox": check names each one, and serve
 # stops before listening (the timeout only bounds a binary that would not).
-refusal='.url: "sandbox" needs a build with the sandbox (this binary was built with -tags nosandbox)'
+refusal='.url (line [0-9]*): "sandbox" needs a build with the sandbox (this binary was built with -tags nosandbox)'
 status=0
 env -i PATH="${PATH}" HOME="${work}" "${out}" check -config "${root}/config.yaml" >"${work}/check.out" 2>&1 || status=$?
 if [ "${status}" -ne 1 ]; then
   echo "FAIL: check of the sandbox config exited ${status}, want 1:" >&2; cat "${work}/check.out" >&2; exit 1
 fi
 for name in accounts workflow data files feed; do
-  grep -qF -- "upstreams.${name}${refusal}" "${work}/check.out" ||
+  grep -q -- "upstreams.${name}${refusal}" "${work}/check.out" ||
     { echo "FAIL: check does not name upstreams.${name}.url:" >&2; cat "${work}/check.out" >&2; exit 1; }
 done
 status=0
 env -i PATH="${PATH}" HOME="${work}" GATEWAY_LISTEN=127.0.0.1:0 GATEWAY_ADMIN_LISTEN=127.0.0.1:0 GATEWAY_TLS=off \
   GATEWAY_DATA_DIR="${work}/refused" timeout 30 "${out}" serve -config "${root}/config.yaml" >"${work}/serve.out" 2>&1 || status=$?
-if [ "${status}" -ne 1 ] || ! grep -qF -- "upstreams.accounts${refusal}" "${work}/serve.out"; then
+if [ "${status}" -ne 1 ] || ! grep -q -- "upstreams.accounts${refusal}" "${work}/serve.out"; then
   echo "FAIL: serve with sandbox upstreams exited ${status}, want 1 with the refusal:" >&2; cat "${work}/serve.out" >&2; exit 1
 fi
 echo "check and serve refuse every sandbox upstream by key path"

@@ -35,6 +35,9 @@ type Client struct {
 	bulkhead *bulkhead
 	retry    *retrier
 	obs      Observer
+	// attempts hears of every attempt; nil (no cost) unless obs is an
+	// AttemptObserver.
+	attempts AttemptObserver
 	// refusal says which 403s are business refusals (see ClassifyStatus).
 	refusal BusinessRefusal
 	// tokens, when not nil, supplies the bearer token (OAuth).
@@ -79,6 +82,7 @@ func NewClient(name string, s Settings, obs Observer, opts ...Option) (*Client, 
 		obs:       obs,
 	}
 	c.bounded, _ = c.transport.(deadlineTransport)
+	c.attempts, _ = obs.(AttemptObserver)
 	for _, o := range opts {
 		o(c)
 	}
@@ -230,6 +234,9 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		k.admitted(span)
 		if open != nil {
 			endAttempt(span, 0, open)
+			if c.attempts != nil {
+				c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Err: open, Decision: "not sent: the breaker is open"})
+			}
 			closeRequestBody(out)
 			if last != nil {
 				// Opened under our own failures: the backend's answer says more.
@@ -250,6 +257,10 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			tok.apply(out)
 		}
 
+		var sent time.Time
+		if c.attempts != nil {
+			sent = time.Now()
+		}
 		resp, err := k.roundTrip(out)
 		switch {
 		case err != nil:
@@ -273,17 +284,29 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		case classifiedStatus(resp.StatusCode):
 			if last = c.classifyAnswer(out, resp); last == nil {
 				k.span = span
+				if c.attempts != nil {
+					c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: resp.StatusCode,
+						Duration: time.Since(sent), Decision: "answered"})
+				}
 				return resp, done, nil // a business refusal: the adapter reads it
 			}
 		case resp.StatusCode >= http.StatusInternalServerError:
 			last = statusError(c.name, resp)
 			if explainedFailure(k.parent, last) {
 				done(errExplained)
+				if c.attempts != nil {
+					c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: last.Status, Err: last,
+						Duration: time.Since(sent), Decision: "not retried: the backend explained the failure"})
+				}
 				endAttempt(span, 0, last)
 				return nil, nil, last
 			}
 		default:
 			k.span = span // ended with the call, once its body is read
+			if c.attempts != nil {
+				c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: resp.StatusCode,
+					Duration: time.Since(sent), Decision: "answered"})
+			}
 			return resp, done, nil
 		}
 		done(last)
@@ -294,10 +317,32 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		// asked for fewer calls, not more.
 		retryable := (last.Kind == KindFailed || last.Kind == KindLimited) && (last.Status == 0 || retryableStatus(last.Status)) ||
 			last.Kind == KindTimeout && !k.expired()
-		if !canRetry || !retryable || attempt >= c.retry.attempts || !c.retry.spend() {
+		var stop string
+		switch {
+		case !canRetry && noRetry:
+			stop = "not retried: the route says noRetry"
+		case !canRetry:
+			stop = "not retried: the request is not idempotent (no Idempotency-Key) or its body cannot be sent again"
+		case !retryable:
+			stop = "not retried: this failure is not retried"
+		case attempt >= c.retry.attempts:
+			stop = "not retried: no attempts left"
+		case !c.retry.spend():
+			stop = "not retried: the retry budget is spent"
+		}
+		if stop != "" {
+			if c.attempts != nil {
+				c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: last.Status, Err: last,
+					Duration: time.Since(sent), Decision: stop})
+			}
 			return nil, nil, last
 		}
-		if !sleepUntil(k.ctx, k.deadline, c.retry.delay(attempt)) {
+		wait := c.retry.delay(attempt)
+		if c.attempts != nil {
+			c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: last.Status, Err: last,
+				Duration: time.Since(sent), Decision: "retrying", Wait: wait})
+		}
+		if !sleepUntil(k.ctx, k.deadline, wait) {
 			if errors.Is(k.parent.Err(), context.Canceled) {
 				return nil, nil, &Error{Upstream: c.name, Kind: KindCanceled, Err: k.parent.Err()}
 			}

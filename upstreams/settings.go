@@ -83,6 +83,7 @@ type RetrySettings struct {
 type AuthSettings struct {
 	// Username and Password: HTTP Basic (the workflow engine).
 	Username string `yaml:"username"`
+	// Password of HTTP Basic, with Username.
 	Password string `yaml:"password"`
 	// BearerToken: Authorization: Bearer (the data API and batch upload).
 	BearerToken string `yaml:"bearerToken"`

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -13,30 +12,27 @@ import (
 )
 
 // check prints the route table of a valid config (exit 0) or every problem,
-// one per line (exit 1). An upstream whose url is "sandbox" is a problem in
-// a binary built without the sandbox (-tags nosandbox).
+// one per line as "key.path (line N): problem", in file order (exit 1). An
+// upstream whose url is "sandbox" is a problem in a binary built without the
+// sandbox (-tags nosandbox).
 func check(path string, stdout, stderr io.Writer, getenv func(string) string) int {
-	cfg, table, err := routes.Load(path, getenv)
-	if err == nil {
-		err = errors.Join(sandboxProblems(cfg.Upstreams, sandboxBuilt)...)
-	}
+	cfg, table, err := routes.Load(path, getenv, sandboxCheck(sandboxBuilt), dataDirCheck())
 	if err != nil {
-		fmt.Fprintf(stderr, "%s is not valid:\n", path)
-		// The header names the file; Load's prefix on its first problem
-		// would name it again on one line only.
-		lines := config.Problems(err)
-		for i, line := range lines {
-			lines[i] = strings.TrimPrefix(line, "config "+path+": ")
-		}
-		sort.Strings(lines)
-		for _, line := range lines {
-			fmt.Fprintf(stderr, "  %s\n", line)
-		}
+		printProblems(stderr, path, err)
 		return 1
 	}
 	printTable(stdout, cfg, table)
 	printTieBreaks(stdout, table)
 	return 0
+}
+
+// printProblems writes every problem of err, the config file at path's.
+func printProblems(w io.Writer, path string, err error) {
+	lines := config.Problems(err)
+	fmt.Fprintf(w, "%s is not valid (%s):\n", path, count(len(lines), "problem"))
+	for _, line := range lines {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
 }
 
 // printTieBreaks lists the derived names of declared models that several

@@ -48,8 +48,8 @@ func TestNoSandboxServeRefusesSandboxURLs(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Equal(t, 1, strings.Count(stderr.String(), "gateway: "), "one message: %s", stderr.String())
 	for _, name := range []string{"accounts", "feed", "files", "workflow"} {
-		assert.Contains(t, stderr.String(),
-			"upstreams."+name+`.url: "sandbox" needs a build with the sandbox (this binary was built with -tags nosandbox)`)
+		assert.Regexp(t, `upstreams\.`+name+`\.url \(line \d+\): "sandbox" needs a build with the sandbox \(this binary was built with -tags nosandbox\)`,
+			stderr.String())
 	}
 	assert.NotContains(t, stderr.String(), "upstreams.data.url", "a real url is no problem")
 	assert.NotContains(t, stdout.String(), "gateway serving")

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/upstreams"
 )
 
@@ -53,6 +55,13 @@ func (s *sandboxes) close() {
 		defer cancel()
 		_ = s.srv.Close(ctx)
 	}
+}
+
+// sandboxCheck is the routes.Check of a binary whose sandbox is built or
+// not: without it, every upstream whose url is "sandbox" is a problem at
+// its key path (in name order).
+func sandboxCheck(built bool) routes.Check {
+	return func(cfg *config.Config) []error { return sandboxProblems(cfg.Upstreams, built) }
 }
 
 // sandboxProblems lists, by key path and in name order, every upstream of

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -19,23 +17,23 @@ import (
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/duplicates"
 	"github.com/restgate/gateway/gateway/metrics"
+	"github.com/restgate/gateway/gateway/middleware"
 	"github.com/restgate/gateway/gateway/reload"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/gateway/server"
+	"github.com/restgate/gateway/upstreams"
 )
 
 // serve runs the gateway until ctx is done, then drains and flushes the call
 // log. Any problem before serving (config, port in use, missing secret) is
 // returned as one error naming its cause.
 func serve(ctx context.Context, path string, stdout io.Writer, getenv func(string) string) error {
-	cfg, table, err := routes.Load(path, getenv)
+	cfg, table, err := routes.Load(path, getenv, sandboxCheck(sandboxBuilt), dataDirCheck())
 	if err != nil {
 		return err
 	}
-	if err := errors.Join(sandboxProblems(cfg.Upstreams, sandboxBuilt)...); err != nil {
-		return err
-	}
-	logger := newLogger(stdout, cfg.Log.Level)
+	terminal := isTerminal(stdout)
+	logger := newLogger(stdout, cfg.Log, terminal)
 	version, revision, goVersion := buildInfo()
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg, metrics.BuildInfo{Version: version, Revision: revision, GoVersion: goVersion})
@@ -66,10 +64,14 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		return err
 	}
 	defer store.Close()
+	var callLog middleware.CallLog = shipper
+	if localCalls(cfg.Log, terminal) {
+		callLog = calllog.NewLocal(shipper, logger)
+	}
 	shared := &app.Shared{
-		Logger: logger, Metrics: m, CallLog: shipper, Cluster: store,
+		Logger: logger, Metrics: m, CallLog: callLog, Cluster: store,
 		Duplicates: store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries)),
-		Upstreams:  app.NewUpstreamSet(m, sb.url),
+		Upstreams:  app.NewUpstreamSet(upstreams.LogAttempts(m, logger), sb.url),
 		Tracer:     tr.Tracer(),
 	}
 	gw, err := app.Build(ctx, cfg, table, shared)
@@ -100,7 +102,7 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		"versions", cfg.Versions, "endpoints", len(gw.Table.Entries()), "auth", cfg.Auth.Mode, "cluster_store", cfg.Cluster.Store)
 
 	r := reload.New(reload.Options{Path: path, Getenv: getenv, Serving: gw, Shared: shared, Target: api,
-		Counter: m, Logger: logger})
+		Counter: m, Logger: logger, Checks: []routes.Check{sandboxCheck(sandboxBuilt)}})
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -140,10 +142,4 @@ func shipperConfig(l config.Log) calllog.Config {
 	client.Retry.Attempts = max(l.MaxRetries, 0) + 1
 	return calllog.Config{URL: l.CollectorURL, Format: l.Format, QueueSize: l.QueueSize, BatchSize: l.BatchSize,
 		FlushInterval: l.FlushInterval, MaxBodyBytes: l.MaxBodyBytes, RedactFields: l.RedactFields, Client: client}
-}
-
-func newLogger(w io.Writer, level string) *slog.Logger {
-	var lv slog.Level
-	_ = lv.UnmarshalText([]byte(level))
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv}))
 }

@@ -150,14 +150,14 @@ func TestStartProblemsAreOneClearMessage(t *testing.T) {
 		env          map[string]string
 		want         string
 	}{
-		{desc: "unparsable config", config: write("bad.yaml", "server: [unclosed"), want: "parsing YAML"},
+		{desc: "unparsable config", config: write("bad.yaml", "server: [unclosed"), want: "line 1: YAML syntax: "},
 		{desc: "missing file", config: filepath.Join(dir, "absent.yaml"), want: "reading config"},
 		{desc: "port in use", config: write("busy.yaml", base+"server: {listen: \""+busy.Addr().String()+"\", adminListen: \"127.0.0.1:0\", tls: {mode: off}, dataDir: \""+dir+"\"}\n"),
 			want: "server.listen " + busy.Addr().String()},
 		{desc: "a sampler the gateway does not build", config: write("sampler.yaml", base+"tracing: {enabled: true}\nserver: {tls: {mode: off}, dataDir: "+dir+"}\n"),
 			env: map[string]string{"OTEL_TRACES_SAMPLER": "jaeger_remote"}, want: `OTEL_TRACES_SAMPLER "jaeger_remote"`},
 		{desc: "jwt without a secret", config: write("jwt.yaml", base+"auth: {mode: jwt, jwt: {secret: \"${GATEWAY_JWT_SECRET}\"}}\nserver: {tls: {mode: off}, dataDir: "+dir+"}\n"),
-			want: "auth.jwt: jwt mode needs a secret (GATEWAY_JWT_SECRET)"},
+			want: "auth.jwt.secret (line 3): ${GATEWAY_JWT_SECRET} is not set and has no default"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

@@ -110,7 +110,7 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 		}
 	}
 	env := newKindEnv(cfg, table, ups, sh)
-	mux, err := router.New(table, router.Options{Kinds: env.kinds(), Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes})
+	mux, err := router.New(table, router.Options{Kinds: env.kinds(), Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes, Logger: sh.Logger})
 	if err != nil {
 		stop()
 		return nil, err

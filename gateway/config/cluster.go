@@ -33,8 +33,9 @@ type Cluster struct {
 	// cannot take its rate-limit decision, instead of deciding it with the
 	// replica's own limiter. Default false (fail open). Duplicate detection
 	// never rejects, so it always falls back to the replica's memory.
-	FailClosed bool  `yaml:"failClosed"`
-	Redis      Redis `yaml:"redis"`
+	FailClosed bool `yaml:"failClosed"`
+	// Redis locates the shared store of store redis.
+	Redis Redis `yaml:"redis"`
 }
 
 // Redis locates the shared store and bounds what waiting on it may cost.

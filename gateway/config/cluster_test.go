@@ -53,7 +53,7 @@ func TestValidateCluster(t *testing.T) {
 		{desc: "a CA file without TLS", yaml: "cluster: {store: redis, redis: {url: 'redis://h:1', tlsCAFile: /ca.pem}}",
 			wants: []string{"cluster.redis.tlsCAFile: only with a rediss:// URL"}},
 		{desc: "unknown key has its path", yaml: "cluster: {store: redis, redis: {url: 'redis://h:1', pool: 3}}",
-			wants: []string{"cluster.redis.pool: unknown key"}},
+			wants: []string{"cluster.redis.pool (line 2): unknown key; did you mean poolSize?"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

@@ -4,6 +4,8 @@
 // nothing and reports every problem at once.
 package config
 
+//go:generate go run ../../cmd/configdoc
+
 import (
 	"time"
 
@@ -12,18 +14,40 @@ import (
 
 // Config is the whole gateway configuration. The zero value of a field means
 // its documented default; Defaults fills them in.
+//
+// Every field of Config carries a reload tag (reload:"yes" or
+// reload:"restart", see ReloadYes) that its keys inherit; a key that differs
+// from its section says so with a tag of its own. The generated reference
+// (docs/reference/configuration.md, go generate ./gateway/config) reads the
+// tags, the yaml names, the defaults Defaults sets and the doc comments.
 type Config struct {
-	Server    Server                        `yaml:"server"`
-	Versions  []string                      `yaml:"versions"`
-	Auth      Auth                          `yaml:"auth"`
-	Errors    Errors                        `yaml:"errors"`
-	Mapping   Mapping                       `yaml:"mapping"`
-	Log       Log                           `yaml:"log"`
-	Tracing   Tracing                       `yaml:"tracing"`
-	Models    map[string]Model              `yaml:"models"`
-	Upstreams map[string]upstreams.Settings `yaml:"upstreams"`
-	Routes    []Route                       `yaml:"routes"`
-	Cluster   Cluster                       `yaml:"cluster"`
+	// Server configures the listeners and the data directory.
+	Server Server `yaml:"server" reload:"restart"`
+	// Versions are the API versions served (v1, v2, ...); a route serves
+	// all of them unless it lists its own.
+	Versions []string `yaml:"versions" reload:"yes"`
+	// Auth says how callers are identified and how often they may call.
+	Auth Auth `yaml:"auth" reload:"yes"`
+	// Errors shapes the error envelope.
+	Errors Errors `yaml:"errors" reload:"yes"`
+	// Mapping bounds the key-mapping serializer.
+	Mapping Mapping `yaml:"mapping" reload:"yes"`
+	// Log configures the call log shipped to the collector and the
+	// gateway's own log.
+	Log Log `yaml:"log" reload:"restart"`
+	// Models are the record types, by name: their internal field names and
+	// per-version key maps.
+	Models map[string]Model `yaml:"models" reload:"yes"`
+	// Upstreams are the backends, by name. A reload rebuilds only the
+	// clients whose settings changed; the others keep their breaker state
+	// and connections.
+	Upstreams map[string]upstreams.Settings `yaml:"upstreams" reload:"yes"`
+	// Routes are the served path templates, each with what serves it.
+	Routes []Route `yaml:"routes" reload:"yes"`
+	// Tracing exports OpenTelemetry spans over OTLP (off by default).
+	Tracing Tracing `yaml:"tracing" reload:"restart"`
+	// Cluster is the state the replicas of one deployment share.
+	Cluster Cluster `yaml:"cluster" reload:"restart"`
 }
 
 // Server configures the listeners.
@@ -31,10 +55,13 @@ type Server struct {
 	// Listen is the API listener's address. Default 127.0.0.1:8443.
 	Listen string `yaml:"listen"`
 	// AdminListen serves /metrics, /healthz, /readyz. Default 127.0.0.1:9090.
-	AdminListen string   `yaml:"adminListen"`
-	TLS         TLS      `yaml:"tls"`
-	Timeouts    Timeouts `yaml:"timeouts"`
-	Limits      Limits   `yaml:"limits"`
+	AdminListen string `yaml:"adminListen"`
+	// TLS is the API listener's TLS.
+	TLS TLS `yaml:"tls"`
+	// Timeouts bound the listeners' reads and writes, and the drain.
+	Timeouts Timeouts `yaml:"timeouts"`
+	// Limits bound what a client may send.
+	Limits Limits `yaml:"limits"`
 	// DataDir holds the sandbox's SQLite file and uploaded files. Default ./data.
 	DataDir string `yaml:"dataDir"`
 	// Pprof serves Go's profiles under /debug/pprof/ on the admin listener.
@@ -67,27 +94,42 @@ type TLS struct {
 	// Mode is auto (a self-signed certificate made at start), off (plain
 	// HTTP), or files (CertFile and KeyFile). Default auto. A mode that is a
 	// path is not accepted: set files and the two paths.
-	Mode     string `yaml:"mode"`
+	Mode string `yaml:"mode"`
+	// CertFile is the PEM certificate chain of mode files.
 	CertFile string `yaml:"certFile"`
-	KeyFile  string `yaml:"keyFile"`
+	// KeyFile is the PEM private key of mode files.
+	KeyFile string `yaml:"keyFile"`
 }
 
 // Timeouts of the listeners and of the drain.
 type Timeouts struct {
-	ReadHeader time.Duration `yaml:"readHeader"` // default 5s
-	Read       time.Duration `yaml:"read"`       // default 30s
-	Write      time.Duration `yaml:"write"`      // default 60s
-	Idle       time.Duration `yaml:"idle"`       // default 120s
+	// ReadHeader bounds the read of a request's header section. Default 5s.
+	ReadHeader time.Duration `yaml:"readHeader"`
+	// Read bounds the read of a whole request, body included (a route's
+	// bodyTimeout may replace it). Default 30s.
+	Read time.Duration `yaml:"read"`
+	// Write bounds the time from the end of the request's header to the
+	// end of the answer (a route's bodyTimeout may replace it). Default 60s.
+	Write time.Duration `yaml:"write"`
+	// Idle is how long a keep-alive connection waits for its next request.
+	// Default 120s.
+	Idle time.Duration `yaml:"idle"`
 	// Shutdown bounds the drain on SIGTERM. Default 20s.
 	Shutdown time.Duration `yaml:"shutdown"`
 }
 
 // Limits on what a client may send.
 type Limits struct {
-	MaxBodyBytes   int64 `yaml:"maxBodyBytes"`   // default 10 MiB
-	MaxHeaderBytes int   `yaml:"maxHeaderBytes"` // default 32 KiB
-	MaxURLLength   int   `yaml:"maxURLLength"`   // default 4096
-	MaxJSONDepth   int   `yaml:"maxJSONDepth"`   // default 64
+	// MaxBodyBytes bounds a request body (a route's maxBodyBytes may raise
+	// it): past it the answer is 413. Default 10 MiB.
+	MaxBodyBytes int64 `yaml:"maxBodyBytes" reload:"yes"`
+	// MaxHeaderBytes bounds a request's header section (the listener's
+	// limit as well as the gateway's). Default 32 KiB.
+	MaxHeaderBytes int `yaml:"maxHeaderBytes"`
+	// MaxURLLength bounds a request's URL, 413 past it. Default 4096.
+	MaxURLLength int `yaml:"maxURLLength" reload:"yes"`
+	// MaxJSONDepth bounds the nesting of a request's JSON body. Default 64.
+	MaxJSONDepth int `yaml:"maxJSONDepth" reload:"yes"`
 }
 
 // Auth modes.
@@ -101,9 +143,13 @@ const (
 type Auth struct {
 	// Mode is none (only on a loopback listener; caller "anonymous"), jwt or
 	// apikey. Default none.
-	Mode      string    `yaml:"mode"`
-	JWT       JWT       `yaml:"jwt"`
-	APIKeys   []APIKey  `yaml:"apiKeys"`
+	Mode string `yaml:"mode"`
+	// JWT configures the bearer-token check of mode jwt.
+	JWT JWT `yaml:"jwt"`
+	// APIKeys are the keys of mode apikey (sent as X-API-Key), each kept
+	// as its SHA-256.
+	APIKeys []APIKey `yaml:"apiKeys"`
+	// RateLimit is the per-user request rate limit, in every mode.
 	RateLimit RateLimit `yaml:"rateLimit"`
 }
 
@@ -112,8 +158,10 @@ type JWT struct {
 	// Secret is the HS256 key (from GATEWAY_JWT_SECRET).
 	Secret string `yaml:"secret"`
 	// JWKSURL serves RS256/ES256 keys (from GATEWAY_JWKS_URL).
-	JWKSURL  string `yaml:"jwksURL"`
-	Issuer   string `yaml:"issuer"`
+	JWKSURL string `yaml:"jwksURL"`
+	// Issuer, when set, must be a token's iss claim.
+	Issuer string `yaml:"issuer"`
+	// Audience, when set, must be one of a token's aud claim.
 	Audience string `yaml:"audience"`
 	// Leeway is the clock skew allowed on exp and nbf. Default 30s.
 	Leeway time.Duration `yaml:"leeway"`
@@ -121,16 +169,23 @@ type JWT struct {
 
 // APIKey maps the SHA-256 (hex) of a key to a caller.
 type APIKey struct {
-	SHA256 string   `yaml:"sha256"`
-	UserID string   `yaml:"userId"`
-	Roles  []string `yaml:"roles"`
+	// SHA256 is the 64 hex digits of the key's SHA-256 (never the key):
+	// printf %s "$KEY" | sha256sum.
+	SHA256 string `yaml:"sha256"`
+	// UserID is the caller a request with the key is (the call log's
+	// userId). Required.
+	UserID string `yaml:"userId"`
+	// Roles are the caller's roles, which routes' roles check.
+	Roles []string `yaml:"roles"`
 }
 
 // RateLimit is the per-user token bucket.
 type RateLimit struct {
 	// RequestsPerSecond per user; 0 disables the limit.
 	RequestsPerSecond float64 `yaml:"requestsPerSecond"`
-	Burst             int     `yaml:"burst"`
+	// Burst is how many requests a user may make at once before the rate
+	// applies. Default twice requestsPerSecond, at least 1.
+	Burst int `yaml:"burst" default:"twice requestsPerSecond, at least 1"`
 	// MaxUsers bounds the memory of the limiter. Default 10000.
 	MaxUsers int `yaml:"maxUsers"`
 }
@@ -174,9 +229,12 @@ type Log struct {
 	// connection failure, an attempt that timed out, or a 502, 503 or 504
 	// (the collector client's retry.attempts less one); at most 9. Default
 	// 3; negative: none.
-	MaxRetries   int      `yaml:"maxRetries"`
-	MaxBodyBytes int      `yaml:"maxBodyBytes"` // default 2048
-	RedactFields []string `yaml:"redactFields"` // default: password, secret, token, apiKey ...
+	MaxRetries   int `yaml:"maxRetries"`
+	MaxBodyBytes int `yaml:"maxBodyBytes"` // default 2048
+	// RedactFields are the JSON member names whose values the call log
+	// masks, at any depth, compared without case. Default: a built-in list
+	// of secret names (password, secret, token, apiKey, ...); empty: none.
+	RedactFields []string `yaml:"redactFields" default:"password, secret, token, apiKey, ... (built in)"`
 	// Collector tunes the rest of the client the call log is sent through
 	// (upstream "collector"), with an upstream's keys and defaults:
 	// connectTimeout, responseHeaderTimeout (default: log.timeout),
@@ -184,22 +242,46 @@ type Log struct {
 	// 200ms), retry.budget and auth. Its url, timeout and retry.attempts
 	// are collectorURL, timeout and maxRetries above, and it takes no
 	// options. Optional; like every log setting it needs a restart.
-	Collector upstreams.Settings `yaml:"collector"`
+	Collector upstreams.Settings `yaml:"collector" defaults:"url=log.collectorURL; timeout=log.timeout; retry.attempts=log.maxRetries + 1; responseHeaderTimeout=log.timeout; retry.backoff=200ms"`
 	// SlowThreshold: calls slower than this are logged at warning. Default 1s.
-	SlowThreshold time.Duration `yaml:"slowThreshold"`
+	SlowThreshold time.Duration `yaml:"slowThreshold" reload:"yes"`
 	// DuplicateWindow: the same user, method, path (with its ids), query
 	// and body within it is a duplicate. Default 10s; needs a restart (the
 	// detector, like cluster's store, is made at start).
 	DuplicateWindow     time.Duration `yaml:"duplicateWindow"`
 	DuplicateMaxEntries int           `yaml:"duplicateMaxEntries"` // default 100000
-	// Level of the local structured log: debug, info (default), warn, error.
+	// Level of the gateway's own log: debug, info (default), warn, error.
+	// debug adds the route each request took, every upstream attempt with
+	// its status and duration, and each retry decision.
 	Level string `yaml:"level"`
+	// Local copies each call's log line to the gateway's own log, at info:
+	// stdout, off, or auto (default: stdout when stdout is a terminal, so
+	// that a gateway run by hand shows every call).
+	Local string `yaml:"local"`
+	// LocalFormat is the format of the gateway's own log on stdout: text
+	// (key=value lines for people), json (one object a line, for log
+	// collectors), or auto (default: text when stdout is a terminal, json
+	// otherwise).
+	LocalFormat string `yaml:"localFormat"`
 }
+
+// Values of Log.Local and Log.LocalFormat.
+const (
+	LocalAuto   = "auto"
+	LocalStdout = "stdout"
+	LocalOff    = "off"
+	FormatText  = "text"
+	FormatJSON  = "json"
+)
 
 // Model is a record type: its internal field names and, per version, an
 // explicit key map that replaces the derived one.
 type Model struct {
-	Fields   []string                `yaml:"fields"`
+	// Fields are the type's internal field names; its exposed names are
+	// derived from them (Total_Assets__c: totalAssets).
+	Fields []string `yaml:"fields"`
+	// Versions hold the key map of a version that does not use the
+	// derived names, by version.
 	Versions map[string]ModelVersion `yaml:"versions"`
 }
 
@@ -270,11 +352,14 @@ type Route struct {
 	Kind string `yaml:"kind"`
 	// Action names the operation of a workflow or data route (tasks, claim,
 	// query ...), one per route.
-	Action  string   `yaml:"action"`
+	Action string `yaml:"action"`
+	// Methods are the HTTP methods the route serves. Default [GET].
 	Methods []string `yaml:"methods"`
 	// Upstream names an entry of upstreams.
 	Upstream string `yaml:"upstream"`
-	Summary  string `yaml:"summary"`
+	// Summary describes the route in the endpoint listing and the OpenAPI
+	// document.
+	Summary string `yaml:"summary"`
 	// Model names the record type whose key map the route applies.
 	Model string `yaml:"model"`
 	// Produces is an explicit internal -> exposed map; it replaces the
@@ -308,10 +393,10 @@ type Route struct {
 // RouteVersion is a route's behaviour for one version.
 type RouteVersion struct {
 	// MapKeys applies the key map (mapKeysFlag). Default true.
-	MapKeys *bool `yaml:"mapKeys"`
+	MapKeys *bool `yaml:"mapKeys" default:"true"`
 	// DropNulls removes null members from answers. Its key is the seed's
 	// serializeNulls, whose true means nulls are dropped. Default true.
-	DropNulls *bool `yaml:"serializeNulls"`
+	DropNulls *bool `yaml:"serializeNulls" default:"true"`
 	// Fields keeps only these internal fields of each record.
 	Fields []string `yaml:"fields"`
 }

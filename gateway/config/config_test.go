@@ -21,7 +21,7 @@ func TestExpand(t *testing.T) {
 	}{
 		{desc: "plain", in: "abc", want: "abc"},
 		{desc: "set variable", in: "x${SET}y", want: "xvaluey"},
-		{desc: "unset without default is empty", in: "${UNSET}", want: ""},
+		{desc: "unset without default is named", in: "a${UNSET}b${EMPTY}", err: "${UNSET}, ${EMPTY} are not set and have no default"},
 		{desc: "default when unset", in: "${UNSET:-dflt}", want: "dflt"},
 		{desc: "default when empty", in: "${EMPTY:-dflt}", want: "dflt"},
 		{desc: "set wins over default", in: "${SET:-dflt}", want: "value"},
@@ -53,11 +53,12 @@ func TestParseStrict(t *testing.T) {
 		wants []string
 	}{
 		{desc: "unknown keys at every depth are all reported with their paths",
-			yaml:  "server:\n  listn: x\n  tls:\n    mod: off\nroutes:\n  - path: /{version}/a\n    kind: endpoints\n    colour: red\nextra: 1\n",
-			wants: []string{"server.listn: unknown key (line 2)", "server.tls.mod: unknown key (line 4)", "routes[0].colour: unknown key (line 8)", "extra: unknown key (line 9)"}},
+			yaml: "server:\n  listn: x\n  tls:\n    mod: off\nroutes:\n  - path: /{version}/a\n    kind: endpoints\n    colour: red\nextra: 1\n",
+			wants: []string{"server.listn (line 2): unknown key; did you mean listen?", "server.tls.mod (line 4): unknown key; did you mean mode?",
+				"routes[0].colour (line 8): unknown key; routes[0] takes path, kind,", "extra (line 9): unknown key; (root) takes server, versions,"}},
 		{desc: "unknown key under a map value", yaml: "upstreams:\n  accounts:\n    url: sandbox\n    tiemout: 1s\n",
-			wants: []string{"upstreams.accounts.tiemout: unknown key"}},
-		{desc: "bad expansion names its path", yaml: "server:\n  listen: ${BAD\n", wants: []string{"server.listen: unterminated"}},
+			wants: []string{"upstreams.accounts.tiemout (line 4): unknown key; did you mean timeout?"}},
+		{desc: "bad expansion names its path", yaml: "server:\n  listen: ${BAD\n", wants: []string{"server.listen (line 2): unterminated"}},
 		{desc: "empty file", yaml: "", wants: []string{"config is empty"}},
 	}
 	for _, tt := range tests {

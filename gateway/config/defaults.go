@@ -44,6 +44,8 @@ func Defaults(c *Config) {
 	setDur(&l.DuplicateWindow, 10*time.Second)
 	setInt(&l.DuplicateMaxEntries, 100000)
 	setStr(&l.Level, "info")
+	setStr(&l.Local, LocalAuto)
+	setStr(&l.LocalFormat, LocalAuto)
 
 	clusterDefaults(&c.Cluster)
 

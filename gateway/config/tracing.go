@@ -55,7 +55,7 @@ type Tracing struct {
 	// RecordUserID adds the caller's user id to each server span
 	// (enduser.id). Default false: traces often leave the organisation that
 	// may see user ids. Reloads.
-	RecordUserID bool `yaml:"recordUserId"`
+	RecordUserID bool `yaml:"recordUserId" reload:"yes"`
 }
 
 func validateTracing(p *problems, t *Tracing) {

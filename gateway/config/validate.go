@@ -176,6 +176,16 @@ func validateLog(p *problems, l *Log) {
 	default:
 		p.add("log.level", "must be debug, info, warn or error, not %q", l.Level)
 	}
+	switch l.Local {
+	case LocalAuto, LocalStdout, LocalOff:
+	default:
+		p.add("log.local", "must be %s, %s or %s, not %q", LocalAuto, LocalStdout, LocalOff, l.Local)
+	}
+	switch l.LocalFormat {
+	case LocalAuto, FormatText, FormatJSON:
+	default:
+		p.add("log.localFormat", "must be %s, %s or %s, not %q", LocalAuto, FormatText, FormatJSON, l.LocalFormat)
+	}
 }
 
 // IsLoopback reports whether a listen address binds only loopback.
@@ -212,19 +222,3 @@ func (p *problems) add(path, format string, args ...any) {
 }
 
 func (p *problems) err() error { return errors.Join(p.errs...) }
-
-// Problems splits a joined error into its problems, one per line, sorted,
-// for logs and `gateway check`.
-func Problems(err error) []string {
-	if err == nil {
-		return nil
-	}
-	var lines []string
-	for _, l := range strings.Split(err.Error(), "\n") {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
-	slices.Sort(lines)
-	return lines
-}

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"reflect"
 	"sync"
 
 	"github.com/restgate/gateway/gateway/app"
@@ -36,9 +35,13 @@ type Options struct {
 	// Getenv expands ${VAR}; nil reads nothing (every variable is empty).
 	Getenv func(string) string
 	// Serving is the gateway serving now. A reload closes it once it is
-	// swapped out; its server and log sections are the ones the process
-	// runs with until a restart, so a reload that changes them warns.
+	// swapped out. Its configuration is the one the process started with:
+	// the keys that need a restart (config.ReloadRestart) keep its values,
+	// and a reload that changes them warns, naming each.
 	Serving *app.Gateway
+	// Checks are checks of a loaded configuration beyond Validate's (as
+	// serve's: the sandbox check of a binary built without it).
+	Checks []routes.Check
 	// Shared are the parts every build reuses (upstream clients, metrics,
 	// call log).
 	Shared *app.Shared
@@ -56,8 +59,7 @@ type Reloader struct {
 	mu      sync.Mutex
 	opts    Options
 	serving *app.Gateway
-	// started holds the server, log and tracing sections in effect since
-	// start.
+	// started is the configuration the process started with.
 	started *config.Config
 	// last is the digest of the file's content last loaded, and settled
 	// says its outcome cannot change by loading it again: it was applied,
@@ -111,21 +113,16 @@ func (r *Reloader) Reload(ctx context.Context, cause string) error {
 		return nil
 	}
 	r.last = sum
-	cfg, table, err := routes.Parse(r.opts.Path, data, r.opts.Getenv)
-	r.settled = true // a file refused for what it says stays refused
-	var gw *app.Gateway
-	if err == nil {
-		gw, err = app.Build(ctx, cfg, table, r.opts.Shared)
-		r.settled = err == nil
-	}
+	gw, restart, err := r.build(ctx, data)
 	if err != nil {
 		r.opts.Counter.CountReload(false)
 		r.opts.Logger.Error("config reload refused; the previous config keeps serving",
 			"cause", cause, "path", r.opts.Path, "problems", config.Problems(err))
 		return err
 	}
-	if restartOnly(cfg, r.started) {
-		r.opts.Logger.Warn("server, log and tracing settings take effect only after a restart (tracing.recordUserId excepted)", "cause", cause)
+	if len(restart) > 0 {
+		r.opts.Logger.Warn("changed settings that take effect only after a restart; until then they keep their start values",
+			"cause", cause, "keys", restart)
 	}
 	r.opts.Target.Swap(gw.Handler)
 	r.serving.Close()
@@ -142,14 +139,22 @@ func (r *Reloader) Current() *config.Config {
 	return r.serving.Config
 }
 
-// restartOnly reports whether cfg changes a setting that only a restart
-// applies: the server, log and tracing sections (tracing.recordUserId is
-// read by every build).
-func restartOnly(cfg, started *config.Config) bool {
-	tr, was := cfg.Tracing, started.Tracing
-	tr.RecordUserID, was.RecordUserID = false, false
-	return !reflect.DeepEqual(cfg.Server, started.Server) || !reflect.DeepEqual(cfg.Log, started.Log) ||
-		!reflect.DeepEqual(tr, was)
+// build loads the file's data as the start does (routes.Load) and
+// assembles its gateway aside, with the start values of the keys that need
+// a restart; restart lists those whose value the file changed. It records
+// whether the outcome is settled: a file refused for what it says stays
+// refused, a build that failed may succeed later.
+func (r *Reloader) build(ctx context.Context, data []byte) (gw *app.Gateway, restart []string, err error) {
+	r.settled = true
+	cfg, table, err := routes.Parse(data, r.opts.Getenv, r.opts.Checks...)
+	if err != nil {
+		return nil, nil, err
+	}
+	restart = config.RestartChanges(r.started, cfg)
+	config.KeepRestart(cfg, r.started)
+	gw, err = app.Build(ctx, cfg, table, r.opts.Shared)
+	r.settled = err == nil
+	return gw, restart, err
 }
 
 // ErrNotWatched is returned by NewWatcher when the config file's directory

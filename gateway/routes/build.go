@@ -132,17 +132,17 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 	}
 	needs, known := kinds()[rc.Kind]
 	if !known {
-		bad(".kind", "unknown kind %q", rc.Kind)
+		bad(".kind", "unknown kind %q%s", rc.Kind, choices(rc.Kind, "kinds", sortedKeys(kinds())))
 	}
 	if needs.upstream {
 		if rc.Upstream == "" {
 			bad(".upstream", "required for kind %s", rc.Kind)
 		} else if _, ok := cfg.Upstreams[rc.Upstream]; !ok {
-			bad(".upstream", "no upstream named %q", rc.Upstream)
+			bad(".upstream", "no upstream named %q%s", rc.Upstream, choices(rc.Upstream, "upstreams", sortedKeys(cfg.Upstreams)))
 		}
 	}
 	if len(needs.actions) > 0 && !slices.Contains(needs.actions, rc.Action) {
-		bad(".action", "must be one of %s for kind %s", strings.Join(needs.actions, ", "), rc.Kind)
+		bad(".action", "must be one of %s for kind %s%s", strings.Join(needs.actions, ", "), rc.Kind, config.DidYouMean(rc.Action, needs.actions))
 	} else if len(needs.actions) == 0 && rc.Action != "" {
 		bad(".action", "kind %s takes no action", rc.Kind)
 	}
@@ -177,7 +177,7 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 	var model *Model
 	if rc.Model != "" {
 		if model = t.Models[rc.Model]; model == nil {
-			bad(".model", "no model named %q", rc.Model)
+			bad(".model", "no model named %q%s", rc.Model, choices(rc.Model, "models", sortedKeys(t.Models)))
 		}
 	}
 	var produces *mapping.KeyMap
@@ -214,6 +214,18 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 		r.Versions[v] = o
 	}
 	return r, errs
+}
+
+// choices ends a message about an unknown name: "; did you mean X?" for a
+// near miss, else the names there are.
+func choices(name, label string, names []string) string {
+	if hint := config.DidYouMean(name, names); hint != "" {
+		return hint
+	}
+	if len(names) == 0 {
+		return "; there are no " + label
+	}
+	return "; " + label + ": " + strings.Join(names, ", ")
 }
 
 func boolOr(p *bool, def bool) bool {

@@ -16,11 +16,11 @@ package apptest
 // GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL; what is unset takes its
 // default (no rate limit, the memory store, no tracing).
 const AccountsConfig = `server:
-  listen: ${GATEWAY_LISTEN}
-  adminListen: ${GATEWAY_ADMIN_LISTEN}
+  listen: ${GATEWAY_LISTEN:-}
+  adminListen: ${GATEWAY_ADMIN_LISTEN:-}
   tls: {mode: "${GATEWAY_TLS:-auto}"}
   http1: ${GATEWAY_ENGINE:-fast}
-  dataDir: ${GATEWAY_DATA_DIR}
+  dataDir: ${GATEWAY_DATA_DIR:-}
   pprof: true
 versions: [v1, v2, v3]
 auth:
@@ -33,7 +33,7 @@ cluster:
   redis:
     url: "${GATEWAY_REDIS_URL:-}"
 log:
-  collectorURL: ${GATEWAY_LOG_COLLECTOR_URL}
+  collectorURL: ${GATEWAY_LOG_COLLECTOR_URL:-}
   format: text
   batchSize: 100
   flushInterval: 1s
@@ -47,7 +47,7 @@ models:
       BillingStreet, ParentId, Type, Total_Assets__c, PhotoUrl, Website, AccountNumber, Fax, Phone]
 upstreams:
   accounts:
-    url: ${ACCOUNTS_URL}
+    url: ${ACCOUNTS_URL:-}
     transport: ${GATEWAY_ENGINE:-fast}
     timeout: 10s
     breaker: {consecutiveFailures: 5, openTimeout: 30s, halfOpenRequests: 1}
