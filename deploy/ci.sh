@@ -109,8 +109,13 @@ if grep -qF 'name: GATEWAY_REDIS_URL' "${work}/default.yaml"; then
   echo "FAIL: the default rendering (memory store) names GATEWAY_REDIS_URL" >&2; exit 1
 fi
 
+echo "== the data volume and ephemeral storage are sized from the upload limits"
+for want in 'value: "1073741824"' 'value: "2147483648"' 'sizeLimit: 2304Mi' 'ephemeral-storage: 2816Mi'; do
+  grep -qF -- "${want}" "${work}/default.yaml" || { echo "FAIL: default rendering lacks ${want}" >&2; exit 1; }
+done
+
 echo "== helm template refuses what cannot start"
-for bad in 'auth.mode=none' 'tls.mode=files' 'tls.mode=plain' 'cluster.store=redis' 'cluster.store=etcd' \
+for bad in 'uploads.spoolMiB=512' 'uploads.maxConcurrent=0' 'auth.mode=none' 'tls.mode=files' 'tls.mode=plain' 'cluster.store=redis' 'cluster.store=etcd' \
   'env.DATA_URL=sandbox' 'env.FEED_URL=' 'env.DATA_OAUTH_FLOW=jwt-bearer'; do
   if "${helm}" template gw "${chart}" --kube-version "${kube_old}" "${urls[@]}" --set "${bad}" >/dev/null 2>&1; then
     echo "FAIL: helm template accepted --set ${bad}" >&2; exit 1

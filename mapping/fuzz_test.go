@@ -33,7 +33,7 @@ func fuzzSeeds(f *testing.F) [][]byte {
 // whitespace.
 func FuzzRewrite(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
-		for _, mode := range []uint8{0, 1, 6, 15, 16, 48, 51} {
+		for _, mode := range []uint8{0, 1, 6, 15, 16, 48, 51, 64, 72} {
 			f.Add(s, mode)
 		}
 	}
@@ -72,10 +72,14 @@ func FuzzRewrite(f *testing.F) {
 				return dst, false, nil
 			}}
 		}
+		if mode&64 != 0 {
+			opts.RejectDuplicates = true
+		}
 		out, err := Rewrite([]byte("pre"), src, opts)
 
 		var syntax *SyntaxError
 		var unknown *UnknownFieldError
+		var dup *DuplicateFieldError
 		switch {
 		case err == nil:
 			require.True(t, bytes.HasPrefix(out, []byte("pre")))
@@ -91,6 +95,12 @@ func FuzzRewrite(f *testing.F) {
 			assert.False(t, json.Valid(src) && utf8.Valid(src), "rejected valid input %q: %v", src, err)
 		case errors.As(err, &unknown):
 			assert.True(t, opts.RejectUnknown && opts.Types == nil)
+		case errors.As(err, &dup):
+			assert.True(t, opts.RejectDuplicates)
+			assert.Equal(t, "pre", string(out))
+			opts.RejectDuplicates = false
+			_, err := Rewrite(nil, src, opts)
+			assert.NoError(t, err, "only the duplicate was refused")
 		default:
 			assert.ErrorIs(t, err, ErrTooDeep)
 		}

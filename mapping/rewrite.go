@@ -33,6 +33,13 @@ type Options struct {
 	// *UnknownFieldError. It is checked before Select.
 	RejectUnknown bool
 
+	// RejectDuplicates makes two members of one object, at any depth, that
+	// end with the same name after mapping a *DuplicateFieldError: a key
+	// given twice, or an exposed name beside the internal name it maps to.
+	// For input bodies; it costs a second pass over src, answers never ask
+	// for it.
+	RejectDuplicates bool
+
 	// MaxDepth limits nesting of objects and arrays; a top-level object is
 	// depth 1. 0 or less means DefaultMaxDepth. Deeper input is ErrTooDeep.
 	MaxDepth int
@@ -74,7 +81,7 @@ const (
 //
 // On error nothing is appended: the returned slice is dst as it was passed,
 // so a partial document never reaches a client. Errors are *SyntaxError,
-// *UnknownFieldError, ErrTooDeep and ErrTooLarge.
+// *UnknownFieldError, *DuplicateFieldError, ErrTooDeep and ErrTooLarge.
 //
 // Reusing dst (dst[:0] of the last result) makes a steady-state call free of
 // allocations. Like append, Rewrite may write anywhere in dst's spare
@@ -117,6 +124,11 @@ func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
 	r.skipSpace()
 	if r.pos < len(r.src) {
 		return dst, r.syntaxError(r.pos, "invalid character "+quoteChar(r.src[r.pos])+" after top-level value")
+	}
+	if opts.RejectDuplicates {
+		if err := uniqueKeys(src, r.m, r.maxDepth); err != nil {
+			return dst, err
+		}
 	}
 	return r.dst, nil
 }

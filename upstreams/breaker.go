@@ -30,8 +30,11 @@ func newBreaker(name string, s BreakerSettings, obs Observer) *breaker {
 		Name:        name,
 		MaxRequests: s.HalfOpenRequests,
 		Interval:    s.Interval,
-		Timeout:     s.OpenTimeout,
-		ReadyToTrip: readyToTrip(s),
+		// A rolling window: the counts of the oldest bucket age out every
+		// BucketPeriod, instead of every count at once every Interval.
+		BucketPeriod: s.BucketPeriod,
+		Timeout:      s.OpenTimeout,
+		ReadyToTrip:  readyToTrip(s),
 		OnStateChange: func(_ string, from, to gobreaker.State) {
 			if to == gobreaker.StateOpen {
 				b.openedAt.Store(time.Now().UnixNano())
@@ -43,15 +46,12 @@ func newBreaker(name string, s BreakerSettings, obs Observer) *breaker {
 	return b
 }
 
-// readyToTrip trips on ConsecutiveFailures in a row, or, when FailureRatio is
-// set, on that ratio of failures among at least MinRequests finished calls.
+// readyToTrip trips on ConsecutiveFailures in a row, or on FailureRatio of
+// failures among at least MinRequests calls finished in the window.
 func readyToTrip(s BreakerSettings) func(gobreaker.Counts) bool {
 	return func(c gobreaker.Counts) bool {
 		if c.ConsecutiveFailures >= s.ConsecutiveFailures {
 			return true
-		}
-		if s.FailureRatio <= 0 {
-			return false
 		}
 		finished := c.TotalSuccesses + c.TotalFailures
 		return finished >= s.MinRequests && float64(c.TotalFailures)/float64(finished) >= s.FailureRatio

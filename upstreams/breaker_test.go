@@ -3,6 +3,7 @@ package upstreams
 import (
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"sync"
 	"testing"
@@ -215,7 +216,8 @@ func TestReadyToTrip(t *testing.T) {
 		{desc: "ratio reached with enough calls", s: s, counts: gobreaker.Counts{ConsecutiveFailures: 1, TotalFailures: 5, TotalSuccesses: 5}, want: true},
 		{desc: "ratio reached with too few calls", s: s, counts: gobreaker.Counts{ConsecutiveFailures: 1, TotalFailures: 3, TotalSuccesses: 1}},
 		{desc: "exclusions do not count toward MinRequests", s: s, counts: gobreaker.Counts{Requests: 20, TotalExclusions: 12, ConsecutiveFailures: 1, TotalFailures: 4, TotalSuccesses: 4}},
-		{desc: "ratio rule off", s: BreakerSettings{ConsecutiveFailures: 5, MinRequests: 1}, counts: gobreaker.Counts{ConsecutiveFailures: 1, TotalFailures: 9, TotalSuccesses: 1}},
+		{desc: "ratio rule out of reach", s: BreakerSettings{ConsecutiveFailures: 5, FailureRatio: 0.5, MinRequests: math.MaxUint32},
+			counts: gobreaker.Counts{ConsecutiveFailures: 1, TotalFailures: 9, TotalSuccesses: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

@@ -111,8 +111,10 @@ func (c *Client) Close() { c.transport.CloseIdleConnections() }
 // request whose body cannot be produced again (no GetBody) is then a
 // KindCredentials failure. The response's Body
 // must be closed: closing it ends the call, releasing its bulkhead slot and
-// timeout and reporting its outcome. A read error on that Body is an *Error
-// too (KindFailed, KindTimeout or KindCanceled).
+// timeout and reporting its outcome, so an adapter judges a 2xx answer
+// before it closes the body, and closes it with Reject when it cannot use
+// it. A read error on that Body is an *Error too (KindFailed, KindTimeout
+// or KindCanceled) and ends the call at once.
 //
 // req is not modified; credentials and the trace context of req.Context()
 // are set on a copy. Requests are not redirected.
@@ -401,22 +403,21 @@ func (k *call) report(outcome string) {
 	k.c.obs.CallDone(k.c.name, outcome, d)
 }
 
-// body ends its call at the first of EOF, a read error, or Close.
+// body ends its call at the first of a read error or Close, not at EOF: the
+// caller may still find the answer unusable (Reject).
 type body struct {
 	rc     io.ReadCloser
 	k      *call
 	done   func(error)
 	status int
 	once   sync.Once
+	// rejected, set by Reject, is the outcome Close reports.
+	rejected *Error
 }
 
 func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
-	switch {
-	case err == nil:
-	case errors.Is(err, io.EOF):
-		b.finish(nil)
-	default:
+	if err != nil && !errors.Is(err, io.EOF) {
 		e := b.k.classify(err)
 		b.finish(e)
 		return n, e
@@ -424,11 +425,12 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close ends the call as a success unless a read already failed: a caller
-// that stops reading early has its answer.
+// Close ends the call as a success unless a read already failed or the
+// caller rejected the answer: a caller that stops reading early has its
+// answer.
 func (b *body) Close() error {
 	err := b.rc.Close()
-	b.finish(nil)
+	b.finish(b.rejected)
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -80,7 +81,7 @@ func testSettings(url string) Settings {
 		URL:            url,
 		Timeout:        2 * time.Second,
 		ConnectTimeout: time.Second,
-		Breaker:        BreakerSettings{ConsecutiveFailures: 1000, OpenTimeout: time.Hour},
+		Breaker:        BreakerSettings{ConsecutiveFailures: 1000, MinRequests: math.MaxUint32, OpenTimeout: time.Hour},
 		Retry:          RetrySettings{Attempts: 1, Backoff: time.Millisecond},
 	}
 }

@@ -43,19 +43,33 @@ type Settings struct {
 	Options map[string]string `yaml:"options"`
 }
 
-// BreakerSettings configure a sony/gobreaker v2 breaker. The breaker trips
-// when ConsecutiveFailures is reached, or, when FailureRatio > 0, when at
-// least MinRequests were counted in the interval and the ratio of failures
-// reaches FailureRatio.
+// BreakerSettings configure a sony/gobreaker v2 breaker. It trips on either
+// of two rules: ConsecutiveFailures failures in a row (a dead backend: every
+// call fails), or a FailureRatio of failures among at least MinRequests
+// calls finished in the last Interval (a backend that mostly fails). The
+// defaults leave a backend that fails one call in ten closed: ten failures
+// in a row then happen about once in ten billion calls, and a tenth is far
+// from half. Interval is a rolling window of BucketPeriod steps, so the
+// counts age out gradually instead of all at once. A change of any of these
+// settings reloads (the upstream's client, its breaker included, is rebuilt).
+// docs/operations/tuning.md says what each trips on.
 type BreakerSettings struct {
-	// ConsecutiveFailures trips the breaker. Default 5.
+	// ConsecutiveFailures in a row trip the breaker: with retry.attempts 2,
+	// a dead backend opens it within five idempotent requests (ten
+	// attempts), or ten that are not retried. Default 10.
 	ConsecutiveFailures uint32 `yaml:"consecutiveFailures"`
-	// FailureRatio in (0,1]; 0 disables the ratio rule.
+	// FailureRatio of failures in (0,1] among the calls finished in the
+	// window trips the breaker, once MinRequests were finished. Default 0.5.
 	FailureRatio float64 `yaml:"failureRatio"`
-	// MinRequests before the ratio rule applies. Default 20.
+	// MinRequests finished in the window before the ratio rule applies.
+	// Default 20.
 	MinRequests uint32 `yaml:"minRequests"`
-	// Interval is the closed-state window after which counts reset. Default 60s.
+	// Interval is the closed-state window the counts cover. Default 60s.
 	Interval time.Duration `yaml:"interval"`
+	// BucketPeriod is the step by which the window rolls: every
+	// BucketPeriod the oldest step's counts are dropped. At most Interval;
+	// Interval is rounded up to a multiple of it. Default 10s.
+	BucketPeriod time.Duration `yaml:"bucketPeriod"`
 	// OpenTimeout is how long the breaker stays open. Default 30s.
 	OpenTimeout time.Duration `yaml:"openTimeout"`
 	// HalfOpenRequests is how many probes pass while half-open. Default 1.

@@ -51,7 +51,11 @@ func TestClassifyStatus(t *testing.T) {
 			wantKind: KindLimited, wantStatus: 503, wantRetry: 7 * time.Second, wantOutcom: "limited"},
 		{desc: "a Retry-After of a day is capped", handler: salesforceError(429, "", "slow down", "Retry-After", "86400"),
 			wantKind: KindLimited, wantStatus: 503, wantRetry: time.Hour, wantOutcom: "limited"},
-		{desc: "503 with an HTTP date", handler: salesforceError(503, "", "maintenance", "Retry-After", time.Now().Add(90*time.Second).UTC().Format(http.TimeFormat)),
+		{desc: "503 with an HTTP date", handler: func(w http.ResponseWriter, r *http.Request) {
+			// The date is made when the call arrives: parallel tests may
+			// start this one seconds after the table was built.
+			salesforceError(503, "", "maintenance", "Retry-After", time.Now().Add(90*time.Second).UTC().Format(http.TimeFormat))(w, r)
+		},
 			wantKind: KindLimited, wantStatus: 503, wantRetry: 89 * time.Second, wantOutcom: "limited"},
 		{desc: "410 names the retired version", handler: salesforceError(410, "", "Gone"), path: "/services/data/v35.0/query",
 			wantKind: KindRetired, wantStatus: 502, wantInMsg: "API version v35.0 is retired", wantOutcom: "retired"},

@@ -17,9 +17,11 @@ const (
 	DefaultResponseHeaderTimeout = 8 * time.Second
 	DefaultMaxIdleConnsPerHost   = 64
 	DefaultMaxConcurrent         = 256
-	DefaultConsecutiveFailures   = 5
+	DefaultConsecutiveFailures   = 10
+	DefaultFailureRatio          = 0.5
 	DefaultMinRequests           = 20
 	DefaultBreakerInterval       = 60 * time.Second
+	DefaultBucketPeriod          = 10 * time.Second
 	DefaultOpenTimeout           = 30 * time.Second
 	DefaultHalfOpenRequests      = 1
 	DefaultRetryAttempts         = 2
@@ -88,10 +90,14 @@ func (s Settings) WithDefaults() Settings {
 	if b.ConsecutiveFailures == 0 {
 		b.ConsecutiveFailures = DefaultConsecutiveFailures
 	}
+	if b.FailureRatio == 0 {
+		b.FailureRatio = DefaultFailureRatio
+	}
 	if b.MinRequests == 0 {
 		b.MinRequests = DefaultMinRequests
 	}
 	b.Interval = orDuration(b.Interval, DefaultBreakerInterval)
+	b.BucketPeriod = min(orDuration(b.BucketPeriod, DefaultBucketPeriod), b.Interval)
 	b.OpenTimeout = orDuration(b.OpenTimeout, DefaultOpenTimeout)
 	if b.HalfOpenRequests == 0 {
 		b.HalfOpenRequests = DefaultHalfOpenRequests
@@ -133,6 +139,7 @@ func (s Settings) Validate(path string) []error {
 		{"connectTimeout", s.ConnectTimeout},
 		{"responseHeaderTimeout", s.ResponseHeaderTimeout},
 		{"breaker.interval", s.Breaker.Interval},
+		{"breaker.bucketPeriod", s.Breaker.BucketPeriod},
 		{"breaker.openTimeout", s.Breaker.OpenTimeout},
 		{"retry.backoff", s.Retry.Backoff},
 	}
@@ -154,6 +161,9 @@ func (s Settings) Validate(path string) []error {
 	}
 	if !inUnitInterval(s.Breaker.FailureRatio) {
 		bad("breaker.failureRatio", "must be between 0 and 1")
+	}
+	if b := s.Breaker; b.BucketPeriod > 0 && b.BucketPeriod > orDuration(b.Interval, DefaultBreakerInterval) {
+		bad("breaker.bucketPeriod", "must not be longer than breaker.interval")
 	}
 	if s.Retry.Attempts < 0 || s.Retry.Attempts > MaxRetryAttempts {
 		bad("retry.attempts", fmt.Sprintf("must be between 0 and %d", MaxRetryAttempts))

@@ -22,8 +22,8 @@ func TestWithDefaults(t *testing.T) {
 		MaxConcurrent:         256,
 		Transport:             TransportFast,
 		Breaker: BreakerSettings{
-			ConsecutiveFailures: 5, MinRequests: 20, Interval: time.Minute,
-			OpenTimeout: 30 * time.Second, HalfOpenRequests: 1,
+			ConsecutiveFailures: 10, FailureRatio: 0.5, MinRequests: 20, Interval: time.Minute,
+			BucketPeriod: 10 * time.Second, OpenTimeout: 30 * time.Second, HalfOpenRequests: 1,
 		},
 		Retry: RetrySettings{Attempts: 2, Backoff: 25 * time.Millisecond, Budget: 0.1},
 	}
@@ -75,6 +75,11 @@ func TestValidate(t *testing.T) {
 			"upstreams.a.retry.attempts: must be between 0 and 10",
 			"upstreams.a.retry.budget: must be between 0 and 1",
 		}},
+		{desc: "a rolling step longer than the window", s: Settings{URL: "sandbox",
+			Breaker: BreakerSettings{Interval: 10 * time.Second, BucketPeriod: time.Minute}},
+			want: []string{"upstreams.a.breaker.bucketPeriod: must not be longer than breaker.interval"}},
+		{desc: "a negative rolling step", s: Settings{URL: "sandbox", Breaker: BreakerSettings{BucketPeriod: -1}},
+			want: []string{"upstreams.a.breaker.bucketPeriod: must not be negative"}},
 		{desc: "NaN ratio", s: Settings{URL: "sandbox", Breaker: BreakerSettings{FailureRatio: math.NaN()}},
 			want: []string{"upstreams.a.breaker.failureRatio: must be between 0 and 1"}},
 		{desc: "auth problems", s: Settings{URL: "sandbox", Auth: AuthSettings{

@@ -21,6 +21,7 @@ import (
 	"github.com/restgate/gateway/gateway/reload"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/gateway/server"
+	"github.com/restgate/gateway/gateway/spool"
 	"github.com/restgate/gateway/upstreams"
 )
 
@@ -34,6 +35,11 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	}
 	terminal := isTerminal(stdout)
 	logger := newLogger(stdout, cfg.Log, terminal)
+	if soft, hard, err := server.RaiseFileLimit(); err != nil {
+		logger.Warn("the open-files limit could not be raised to its hard limit", "soft", soft, "hard", hard, "err", err)
+	} else {
+		logger.Info("open-files limit", "soft", soft, "hard", hard)
+	}
 	version, revision, goVersion := buildInfo()
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg, metrics.BuildInfo{Version: version, Revision: revision, GoVersion: goVersion})
@@ -57,6 +63,17 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	}
 	defer stopTracing(tr, logger)
 
+	// Once per process, never on reload: what crashed gateways left in the
+	// spool is removed, a live one's files are not (gateway/spool).
+	uploads, swept, err := spool.Open(app.SpoolDir(cfg), cfg.Server.Limits.MaxSpoolBytes)
+	if err != nil {
+		return err
+	}
+	defer uploads.Close()
+	if swept.Files > 0 || swept.Dirs > 0 || swept.Skipped != "" {
+		logger.Info("upload spool swept of what stopped gateways left", "dirs", swept.Dirs, "files", swept.Files,
+			"bytes", swept.Bytes, "skipped", swept.Skipped)
+	}
 	sb := &sandboxes{dataDir: cfg.Server.DataDir, logger: logger}
 	defer sb.close()
 	store, err := cluster.Open(cfg.Cluster, m, logger)
@@ -73,6 +90,7 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		Duplicates: store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries)),
 		Upstreams:  app.NewUpstreamSet(upstreams.LogAttempts(m, logger), sb.url),
 		Tracer:     tr.Tracer(),
+		Spool:      uploads,
 	}
 	gw, err := app.Build(ctx, cfg, table, shared)
 	if err != nil {

@@ -25,6 +25,9 @@ import (
 // signals reach the real serve path.
 func TestMain(m *testing.M) {
 	if os.Getenv("GATEWAY_TEST_CHILD") == "1" {
+		if n := os.Getenv("GATEWAY_TEST_NOFILE"); n != "" {
+			limitOpenFiles(n) // a process that starts with few descriptors
+		}
 		main()
 		return
 	}
@@ -118,7 +121,7 @@ func TestSIGTERMUnderLoadAnswersEveryAcceptedRequest(t *testing.T) {
 	assert.Contains(t, out.String(), "draining")
 }
 
-func waitReady(t *testing.T, url string, out *bytes.Buffer) {
+func waitReady(t *testing.T, url string, out fmt.Stringer) {
 	t.Helper()
 	ready := func() bool {
 		resp, err := http.Get(url)

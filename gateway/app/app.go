@@ -9,6 +9,9 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -22,6 +25,7 @@ import (
 	"github.com/restgate/gateway/gateway/middleware"
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/gateway/spool"
 )
 
 // Shared are the parts that outlive one configuration.
@@ -37,9 +41,32 @@ type Shared struct {
 	// Tracer starts the server span of every request (tracing.Tracing's
 	// Tracer); nil when tracing is off.
 	Tracer trace.Tracer
+	// Spool is the process's upload spool (gateway/spool), opened once at
+	// start: it sweeps what dead processes left, which a reload must not
+	// do again. Nil: the first Build with a files route opens one under
+	// server.dataDir/spool and keeps it.
+	Spool *spool.Spool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	spoolOnce sync.Once
+	spoolErr  error
 }
+
+// uploadSpool is sh.Spool, opened with cfg's data directory and budget when
+// nil and cfg has a files route.
+func (sh *Shared) uploadSpool(cfg *config.Config) (*spool.Spool, error) {
+	sh.spoolOnce.Do(func() {
+		if sh.Spool != nil || !slices.ContainsFunc(cfg.Routes, func(r config.Route) bool { return r.Kind == config.KindFiles }) {
+			return
+		}
+		sh.Spool, _, sh.spoolErr = spool.Open(SpoolDir(cfg), cfg.Server.Limits.MaxSpoolBytes)
+	})
+	return sh.Spool, sh.spoolErr
+}
+
+// SpoolDir is where cfg's uploads wait on disk: server.dataDir/spool.
+func SpoolDir(cfg *config.Config) string { return filepath.Join(cfg.Server.DataDir, "spool") }
 
 // Gateway is one built configuration, ready to serve.
 type Gateway struct {
@@ -108,6 +135,10 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 			sh.Logger.Warn("derived field names collide: tie-breaks applied (override with models.<type>.versions.<version>.mapKeys)",
 				"type", name, "tiebreaks", m.TieBreaks)
 		}
+	}
+	if _, err := sh.uploadSpool(cfg); err != nil {
+		stop()
+		return nil, err
 	}
 	env := newKindEnv(cfg, table, ups, sh)
 	mux, err := router.New(table, router.Options{Kinds: env.kinds(), Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes, Logger: sh.Logger})

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/handlers/accounts"
@@ -102,10 +101,10 @@ func (e kindEnv) kinds() map[string]router.Factory {
 		config.KindFiles: files.New(resolver(e.upstreams, func(up Upstream) (*upfiles.Client, error) {
 			opts := up.Client.Settings().Options
 			return upfiles.New(up.BaseURL, opts["apiVersion"], opts["communityId"], up.Client)
-		}), files.Options{SpoolDir: filepath.Join(e.cfg.Server.DataDir, "spool")}),
+		}), files.Options{Spool: e.shared.Spool}),
 		config.KindMessages: messages.New(resolver(e.upstreams, func(up Upstream) (*feed.Client, error) {
 			return feed.New(up.BaseURL, up.Client), nil
-		}), messages.Options{}),
+		}), messages.Options{MaxDepth: maxDepth}),
 		config.KindProxy: proxy.New(resolver(e.upstreams, func(up Upstream) (proxy.Backend, error) {
 			b := proxy.Backend{Doer: up.Client, BaseURL: up.BaseURL, APIVersion: up.Client.Settings().Options["apiVersion"]}
 			if e.dataUpstreams()[up.Client.Name()] {

@@ -118,7 +118,7 @@ type Timeouts struct {
 	Shutdown time.Duration `yaml:"shutdown"`
 }
 
-// Limits on what a client may send.
+// Limits on what clients may send and hold.
 type Limits struct {
 	// MaxBodyBytes bounds a request body (a route's maxBodyBytes may raise
 	// it): past it the answer is 413. Default 10 MiB.
@@ -130,6 +130,26 @@ type Limits struct {
 	MaxURLLength int `yaml:"maxURLLength" reload:"yes"`
 	// MaxJSONDepth bounds the nesting of a request's JSON body. Default 64.
 	MaxJSONDepth int `yaml:"maxJSONDepth" reload:"yes"`
+	// MaxConnections caps the API listener's open connections, whichever
+	// engine serves it (fast, std, TLS). At the cap the gateway accepts
+	// nothing more until one closes: new connections wait in the kernel's
+	// listen backlog (a slow connect, not a refusal). At start it is
+	// lowered, with a warning, to what the file-descriptor limit leaves
+	// room for beside the admin listener and upstream connections.
+	// Default 10000; needs a restart.
+	MaxConnections int `yaml:"maxConnections"`
+	// MaxAdminConnections caps the admin listener's connections apart from
+	// the API's, so /readyz, /healthz and /metrics are answered however the
+	// API is loaded. Default 64; needs a restart.
+	MaxAdminConnections int `yaml:"maxAdminConnections"`
+	// MaxSpoolBytes bounds the bytes of uploads spooled to disk at once by
+	// the process (server.dataDir/spool). An upload that announces more
+	// than is left is answered DATABASE_OPERATION_FAILED 503 with
+	// Retry-After; one of unannounced length (chunked) that runs past it,
+	// 507. Every files route's maxBodyBytes must fit in it. Size the data
+	// volume from it (deploy/helm: uploads.*). Default 2 GiB; needs a
+	// restart.
+	MaxSpoolBytes int64 `yaml:"maxSpoolBytes"`
 }
 
 // Auth modes.
@@ -373,6 +393,13 @@ type Route struct {
 	NoRetry bool `yaml:"noRetry"`
 	// MaxBodyBytes overrides server.limits.maxBodyBytes for this route.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
+	// MaxConcurrent (kind files only) caps the route's uploads in flight:
+	// each holds two descriptors, a goroutine and a spool file for up to
+	// its bodyTimeout. Past it uploads are answered
+	// DATABASE_OPERATION_FAILED 503 with Retry-After before their body is
+	// read. Default 16; a change reloads (uploads in flight keep their
+	// place).
+	MaxConcurrent int `yaml:"maxConcurrent"`
 	// BodyTimeout, when set, replaces server.timeouts.read and .write for
 	// this route's requests, so a large upload is not cut off by the
 	// listener's deadlines; counted from when the route starts.

@@ -2,6 +2,9 @@ package config
 
 import "time"
 
+// DefaultMaxConcurrentUploads is a files route's default maxConcurrent.
+const DefaultMaxConcurrentUploads = 16
+
 // Defaults fills every zero field with its documented default. Parse calls
 // it; tests that build a Config by hand call it too.
 func Defaults(c *Config) {
@@ -18,6 +21,9 @@ func Defaults(c *Config) {
 	setInt(&s.Limits.MaxHeaderBytes, 32<<10)
 	setInt(&s.Limits.MaxURLLength, 4096)
 	setInt(&s.Limits.MaxJSONDepth, 64)
+	setInt(&s.Limits.MaxConnections, 10000)
+	setInt(&s.Limits.MaxAdminConnections, 64)
+	setInt64(&s.Limits.MaxSpoolBytes, 2<<30)
 	setStr(&s.DataDir, "./data")
 	setStr(&s.HTTP1, HTTP1Fast)
 
@@ -52,6 +58,9 @@ func Defaults(c *Config) {
 	for i := range c.Routes {
 		if len(c.Routes[i].Methods) == 0 {
 			c.Routes[i].Methods = []string{"GET"}
+		}
+		if c.Routes[i].Kind == KindFiles {
+			setInt(&c.Routes[i].MaxConcurrent, DefaultMaxConcurrentUploads)
 		}
 	}
 }

@@ -93,6 +93,15 @@ func validateServer(p *problems, s *Server) {
 	if s.Limits.MaxJSONDepth < 1 {
 		p.add("server.limits.maxJSONDepth", "must be at least 1")
 	}
+	if s.Limits.MaxConnections < 1 {
+		p.add("server.limits.maxConnections", "must be at least 1")
+	}
+	if s.Limits.MaxAdminConnections < 1 {
+		p.add("server.limits.maxAdminConnections", "must be at least 1")
+	}
+	if s.Limits.MaxSpoolBytes < 1 {
+		p.add("server.limits.maxSpoolBytes", "must be positive")
+	}
 }
 
 func validateAuth(p *problems, a *Auth, listen string) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
 	"testing"
 	"time"
@@ -47,6 +48,7 @@ func startGateway(t *testing.T, engine, backend string) string {
 	for name, s := range cfg.Upstreams {
 		s.Transport = engine
 		s.Breaker.ConsecutiveFailures = 1 << 30
+		s.Breaker.MinRequests = math.MaxUint32 // the ratio rule out of reach too
 		cfg.Upstreams[name] = s
 	}
 	require.NoError(t, config.Validate(cfg))

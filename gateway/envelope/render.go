@@ -94,13 +94,18 @@ func clientArgs(rc ResponseCode, args []string) []string {
 }
 
 // sameFamily keeps a code's status within what DESIGN.md section 4 allows:
-// URL_INVALID 404/405; upstream codes any 4xx or 5xx; the rest their own.
+// URL_INVALID 404/405; upstream codes any 4xx or 5xx;
+// DATABASE_OPERATION_FAILED 500, 503 or 507; the rest their own.
 func sameFamily(rc ResponseCode, status int) bool {
 	switch rc.ID {
 	case URLInvalid:
 		return status == http.StatusNotFound || status == http.StatusMethodNotAllowed
 	case QueryOperationFailed, SObjectOperationFailed, SearchFailed, CalloutFailed, JSONSerializationFailed:
 		return status >= 400 && status < 600
+	case DatabaseOperationFailed:
+		// the local storage failing (500), full for now (503), or out of room (507)
+		return status == http.StatusInternalServerError || status == http.StatusServiceUnavailable ||
+			status == http.StatusInsufficientStorage
 	}
 	return status == rc.Status
 }

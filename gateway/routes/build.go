@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -163,6 +164,15 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 	}
 	if rc.BodyTimeout < 0 {
 		bad(".bodyTimeout", "must not be negative")
+	}
+	switch {
+	case rc.Kind != config.KindFiles && rc.MaxConcurrent != 0:
+		bad(".maxConcurrent", "only a files route takes it (uploads in flight)")
+	case rc.MaxConcurrent < 0:
+		bad(".maxConcurrent", "must not be negative")
+	}
+	if body, spool := cmp.Or(rc.MaxBodyBytes, cfg.Server.Limits.MaxBodyBytes), cfg.Server.Limits.MaxSpoolBytes; rc.Kind == config.KindFiles && body > spool {
+		bad(".maxBodyBytes", "%d is more than server.limits.maxSpoolBytes (%d): an upload that large could never be spooled", body, spool)
 	}
 	for i, m := range rc.Methods {
 		if !slices.Contains(httpMethods, m) {

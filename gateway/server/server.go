@@ -2,8 +2,9 @@
 // config, every timeout set, its handler swappable for hot reload; plain
 // HTTP served by h1server or, with server.http1 std, by net/http) and the
 // admin listener (/metrics, /healthz, /readyz, and Go's profiles when
-// server.pprof is on). Shutdown drains: readiness
-// goes false first, then in-flight requests finish.
+// server.pprof is on), each with its own cap of open connections
+// (server.limits.maxConnections and maxAdminConnections). Shutdown drains:
+// readiness goes false first, then in-flight requests finish.
 package server
 
 import (
@@ -71,6 +72,20 @@ func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, lo
 		apiLn.Close()
 		return nil, fmt.Errorf("server.adminListen %s: %w", cfg.AdminListen, err)
 	}
+	apiCap := connectionCap(cfg.Limits.MaxConnections, cfg.Limits.MaxAdminConnections, fileLimit())
+	if apiCap < cfg.Limits.MaxConnections {
+		logger.Warn("server.limits.maxConnections lowered to what the open-files limit leaves room for",
+			"configured", cfg.Limits.MaxConnections, "effective", apiCap, "open_files_limit", fileLimit())
+	}
+	// Each listener has its own cap, so a flood of API connections never
+	// takes the admin listener's (probes, metrics); at a cap connections
+	// wait in the kernel's backlog.
+	adminLn = newLimitListener(adminLn, cfg.Limits.MaxAdminConnections)
+	fast := tlsCfg == nil && cfg.HTTP1 != config.HTTP1Std
+	if !fast {
+		// h1server caps its connections itself (Options.MaxConns)
+		apiLn = newLimitListener(apiLn, apiCap)
+	}
 	if tlsCfg != nil {
 		api = hsts(api)
 		apiLn = tls.NewListener(apiLn, tlsCfg)
@@ -80,7 +95,7 @@ func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, lo
 	// envelope (gateway/middleware.LimitHeaders); the server only cuts off the absurd
 	headerRead := headerReadLimit(cfg.Limits.MaxHeaderBytes)
 	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
-	if tlsCfg != nil || cfg.HTTP1 == config.HTTP1Std {
+	if !fast {
 		// net/http's: TLS (with HTTP/2), or plain HTTP/1.1 when chosen
 		s.api = &http.Server{Handler: api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
 			IdleTimeout: t.Idle, MaxHeaderBytes: headerRead, ErrorLog: errLog, TLSConfig: tlsCfg}
@@ -88,7 +103,7 @@ func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, lo
 		// plain HTTP/1.1 (behind an ingress, or on loopback): the server
 		// that costs less per request
 		s.api = h1server.New(api, h1server.Options{ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
-			IdleTimeout: t.Idle, MaxHeaderBytes: headerRead}, logger)
+			IdleTimeout: t.Idle, MaxHeaderBytes: headerRead, MaxConns: apiCap}, logger)
 	}
 	s.admin = &http.Server{Handler: s.adminMux(metrics, cfg.Pprof), ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
 		WriteTimeout: t.Write, IdleTimeout: t.Idle, MaxHeaderBytes: cfg.Limits.MaxHeaderBytes, ErrorLog: errLog}

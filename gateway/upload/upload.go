@@ -77,6 +77,10 @@ type Limits struct {
 	MaxTotalBytes int64
 	// MaxFieldBytes caps one subjectId or title field. Default 4096.
 	MaxFieldBytes int
+	// Reserve, when not nil, is asked before every write of n bytes to the
+	// spool (a disk budget shared with other uploads); its error stops the
+	// upload and is returned wrapped. Nil: no budget.
+	Reserve func(n int64) error
 }
 
 func (l Limits) withDefaults() Limits {
@@ -262,13 +266,13 @@ func (r *reader) spool(part *multipart.Part) error {
 	}
 	// One byte past what is left tells an exact fit from an overflow.
 	remaining := r.limits.MaxTotalBytes - r.totalBytes
-	n, copyErr := io.CopyBuffer(onlyWriter{tmp}, io.LimitReader(part, remaining+1), r.buf)
+	n, copyErr := io.CopyBuffer(spoolWriter{tmp, r.limits.Reserve}, io.LimitReader(part, remaining+1), r.buf)
 	closeErr := tmp.Close()
 	f.Size = n
 	if copyErr != nil {
-		var pe *os.PathError
-		if errors.As(copyErr, &pe) {
-			return fmt.Errorf("upload: spooling %q: %w", name, copyErr)
+		var local writeError
+		if errors.As(copyErr, &local) {
+			return fmt.Errorf("upload: spooling %q: %w", name, local.error)
 		}
 		return bodyError(copyErr)
 	}
@@ -309,8 +313,30 @@ func bodyError(err error) error {
 	return &InputError{Reason: "malformed multipart body: " + err.Error(), Err: err}
 }
 
-// onlyWriter hides *os.File's ReadFrom so that io.CopyBuffer uses the
+// spoolWriter writes to a spool file within the budget of reserve (nil:
+// none). Its errors are writeErrors, told apart from the client's body
+// failing; it hides *os.File's ReadFrom so that io.CopyBuffer uses the
 // caller's buffer instead of allocating its own.
-type onlyWriter struct{ w io.Writer }
+type spoolWriter struct {
+	w       io.Writer
+	reserve func(int64) error
+}
 
-func (o onlyWriter) Write(p []byte) (int, error) { return o.w.Write(p) }
+func (o spoolWriter) Write(p []byte) (int, error) {
+	if o.reserve != nil {
+		if err := o.reserve(int64(len(p))); err != nil {
+			return 0, writeError{err}
+		}
+	}
+	n, err := o.w.Write(p)
+	if err != nil {
+		return n, writeError{err}
+	}
+	return n, nil
+}
+
+// writeError is a failure of the spool (disk full, budget spent), not of
+// the client's body.
+type writeError struct{ error }
+
+func (e writeError) Unwrap() error { return e.error }

@@ -56,37 +56,35 @@ func (c *Client) Get(ctx context.Context, id string) (*upstreams.Answer, error) 
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	ans, err := c.call(ctx, http.MethodGet, c.base+url.PathEscape(id), nil)
-	if err != nil {
-		return nil, err
-	}
-	rec, found, err := firstObject(ans.JSON)
-	switch {
-	case err != nil:
-		ans.Release()
-		return nil, invalid("account is not a JSON object or array", err)
-	case !found:
-		ans.Release()
-		return nil, upstreams.NewStatusError(Name, http.StatusNotFound, "", "account "+id+" not found")
-	}
-	ans.JSON = rec
-	return ans, nil
+	return c.call(ctx, http.MethodGet, c.base+url.PathEscape(id), nil, func(a *upstreams.Answer) error {
+		rec, found, err := firstObject(a.JSON)
+		switch {
+		case err != nil:
+			return invalid("account is not a JSON object or array", err)
+		case !found:
+			return upstreams.NewStatusError(Name, http.StatusNotFound, "", "account "+id+" not found")
+		}
+		a.JSON = rec
+		return nil
+	})
 }
 
 // Create posts body, a JSON account in backend field names, and returns the
 // new account's id. Both the sandbox's {"id": "..."} and the original
 // service's non-JSON {id:001...} answers are understood.
 func (c *Client) Create(ctx context.Context, body []byte) (string, error) {
-	ans, err := c.call(ctx, http.MethodPost, c.base, body)
+	var id string
+	ans, err := c.call(ctx, http.MethodPost, c.base, body, func(a *upstreams.Answer) error {
+		var ok bool
+		if id, ok = replyField(a.JSON, "id"); !ok || id == "" {
+			return invalid("create answer has no id: "+upstreams.TrimMessage(string(a.JSON)), nil)
+		}
+		return nil
+	})
 	if err != nil {
 		return "", err
 	}
-	defer ans.Release()
-	reply := ans.JSON
-	id, ok := replyField(reply, "id")
-	if !ok || id == "" {
-		return "", invalid("create answer has no id: "+upstreams.TrimMessage(string(reply)), nil)
-	}
+	ans.Release()
 	return id, nil
 }
 
@@ -113,7 +111,7 @@ func (c *Client) Update(ctx context.Context, id string, fields []byte) error {
 			return err
 		}
 	}
-	ans, err := c.call(ctx, http.MethodPost, c.base+url.PathEscape(id), body)
+	ans, err := c.call(ctx, http.MethodPost, c.base+url.PathEscape(id), body, nil)
 	if err != nil {
 		return err
 	}
@@ -127,7 +125,7 @@ func (c *Client) Delete(ctx context.Context, id string) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
-	ans, err := c.call(ctx, http.MethodDelete, c.base+url.PathEscape(id), nil)
+	ans, err := c.call(ctx, http.MethodDelete, c.base+url.PathEscape(id), nil, nil)
 	if err != nil {
 		return err
 	}
@@ -137,8 +135,10 @@ func (c *Client) Delete(ctx context.Context, id string) error {
 
 // call sends one request and returns the body of a 2xx answer, read into a
 // pooled buffer; any other status becomes a status error carrying the
-// backend's message.
-func (c *Client) call(ctx context.Context, method, u string, body []byte) (*upstreams.Answer, error) {
+// backend's message. judge, when not nil, reads the answer before the call
+// ends and may change its JSON: a KindInvalid error from it ends the call
+// as invalid (upstreams.Reject), any error is returned.
+func (c *Client) call(ctx context.Context, method, u string, body []byte, judge func(*upstreams.Answer) error) (*upstreams.Answer, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -165,7 +165,13 @@ func (c *Client) call(ctx context.Context, method, u string, body []byte) (*upst
 	}
 	if len(ans.JSON) > maxBody {
 		ans.Release()
-		return nil, invalid(fmt.Sprintf("answer larger than %d bytes", maxBody), nil)
+		return nil, upstreams.Reject(resp, invalid(fmt.Sprintf("answer larger than %d bytes", maxBody), nil))
+	}
+	if judge != nil {
+		if err := judge(ans); err != nil {
+			ans.Release()
+			return nil, upstreams.Reject(resp, err)
+		}
 	}
 	return ans, nil
 }

@@ -51,45 +51,60 @@ func (c *Client) List(ctx context.Context, page *Page) (*upstreams.Answer, Place
 		}
 		u += "?" + q.Encode()
 	}
-	ans, err := c.call(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, Placement{}, err
-	}
 	if page == nil {
 		// The whole list, as the hot path asks for it: not walked here
 		// (the gateway's writer rewrites and validates every byte of it
 		// anyway), so its placement is unknown.
-		if !isJSONArray(ans.JSON) {
-			ans.Release()
-			return nil, Placement{}, invalid("list is not a JSON array", nil)
+		ans, err := c.call(ctx, http.MethodGet, u, nil, wholeList)
+		if err != nil {
+			return nil, Placement{}, err
 		}
 		return ans, Placement{Size: -1, Total: -1}, nil
 	}
-	n, ok := jsonspan.Count(ans.JSON)
-	if !ok {
-		ans.Release()
-		return nil, Placement{}, invalid("list is not a JSON array", nil)
+	var p Placement
+	ans, err := c.call(ctx, http.MethodGet, u, nil, func(a *upstreams.Answer) (err error) {
+		p, err = c.cut(a, page)
+		return err
+	})
+	if err != nil {
+		return nil, Placement{}, err
 	}
-	switch {
-	case c.opts.Paging == PagingBackend:
+	return ans, p, nil
+}
+
+// wholeList judges the answer of the whole list: it must have the shape
+// of an array.
+func wholeList(a *upstreams.Answer) error {
+	if !isJSONArray(a.JSON) {
+		return invalid("list is not a JSON array", nil)
+	}
+	return nil
+}
+
+// cut judges the answer of a page and makes a.JSON that page, cut by the
+// adapter when the backend does not page.
+func (c *Client) cut(a *upstreams.Answer, page *Page) (Placement, error) {
+	n, ok := jsonspan.Count(a.JSON)
+	if !ok {
+		return Placement{}, invalid("list is not a JSON array", nil)
+	}
+	if c.opts.Paging == PagingBackend {
 		if page.Limit >= 0 && n > page.Limit {
-			ans.Release()
-			return nil, Placement{}, invalid(fmt.Sprintf("the account controller answered %d accounts for limit %d: it does not page "+
+			return Placement{}, invalid(fmt.Sprintf("the account controller answered %d accounts for limit %d: it does not page "+
 				"(set the upstream's options.paging to adapter)", n, page.Limit), nil)
 		}
 		p := Placement{Start: page.Offset, Size: n, Total: -1, More: page.Limit >= 0 && n == page.Limit && n > 0}
 		if page.Limit < 0 {
 			p.Total = int64(page.Offset + n)
 		}
-		return ans, p, nil
+		return p, nil
 	}
-	out, p, err := window(ans.JSON, page.Offset, page.Limit)
+	out, p, err := window(a.JSON, page.Offset, page.Limit)
 	if err != nil {
-		ans.Release()
-		return nil, Placement{}, invalid("list is not a JSON array", err)
+		return Placement{}, invalid("list is not a JSON array", err)
 	}
-	ans.JSON = out
-	return ans, p, nil
+	a.JSON = out
+	return p, nil
 }
 
 // isJSONArray reports whether body has the shape of one JSON array. It does

@@ -156,11 +156,11 @@ func (c *Client) get(ctx context.Context, path string, query url.Values) ([]byte
 	case readErr != nil:
 		return nil, upstreams.TransportError(ctx, Upstream, readErr)
 	case len(body) > maxBodyBytes:
-		return nil, &upstreams.Error{Upstream: Upstream, Kind: upstreams.KindInvalid, Status: resp.StatusCode,
-			Message: fmt.Sprintf("answer larger than %d bytes", maxBodyBytes)}
+		return nil, upstreams.Reject(resp, &upstreams.Error{Upstream: Upstream, Kind: upstreams.KindInvalid, Status: resp.StatusCode,
+			Message: fmt.Sprintf("answer larger than %d bytes", maxBodyBytes)})
 	case !json.Valid(body):
-		return nil, &upstreams.Error{Upstream: Upstream, Kind: upstreams.KindInvalid, Status: resp.StatusCode,
-			Message: "answer is not JSON"}
+		return nil, upstreams.Reject(resp, &upstreams.Error{Upstream: Upstream, Kind: upstreams.KindInvalid, Status: resp.StatusCode,
+			Message: "answer is not JSON"})
 	}
 	return body, nil
 }

@@ -89,7 +89,7 @@ func (c *Client) uploadOne(ctx context.Context, f File) (string, *Result, error)
 		ID string `json:"id"`
 	}
 	if err := json.Unmarshal(body, &detail); err != nil || detail.ID == "" {
-		return "", nil, invalid("the files resource answered no file id", err)
+		return "", nil, upstreams.Reject(resp, invalid("the files resource answered no file id", err))
 	}
 	return detail.ID, nil, nil
 }

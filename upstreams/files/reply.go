@@ -33,9 +33,13 @@ func readAnswer(ctx context.Context, resp *http.Response, files []File) ([]Resul
 		return nil, upstreams.TransportError(ctx, Name, err)
 	}
 	if len(body) > maxAnswer {
-		return nil, invalid(fmt.Sprintf("answer larger than %d bytes", maxAnswer), nil)
+		return nil, upstreams.Reject(resp, invalid(fmt.Sprintf("answer larger than %d bytes", maxAnswer), nil))
 	}
-	return parseAnswer(body, files)
+	results, err := parseAnswer(body, files)
+	if err != nil {
+		return nil, upstreams.Reject(resp, err)
+	}
+	return results, nil
 }
 
 // parseAnswer maps the batch results to the files by position, which is how

@@ -48,8 +48,10 @@ func New(baseURL string, doer upstreams.Doer) *Client {
 }
 
 // call sends one request and returns the body of a 2xx answer; every other
-// outcome is an *upstreams.Error.
-func (c *Client) call(ctx context.Context, method, path string, query url.Values, body any) ([]byte, error) {
+// outcome is an *upstreams.Error. judge, when not nil, reads the answer
+// before the call ends: a KindInvalid error from it ends the call as
+// invalid (upstreams.Reject), any error is returned.
+func (c *Client) call(ctx context.Context, method, path string, query url.Values, body any, judge func([]byte) error) ([]byte, error) {
 	target := c.base + path
 	if len(query) > 0 {
 		target += "?" + query.Encode()
@@ -83,7 +85,12 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 		return nil, statusError(resp, path, raw)
 	}
 	if len(raw) > maxBody {
-		return nil, invalid(fmt.Errorf("answer to %s %s exceeds %d bytes", method, path, maxBody))
+		return nil, upstreams.Reject(resp, invalid(fmt.Errorf("answer to %s %s exceeds %d bytes", method, path, maxBody)))
+	}
+	if judge != nil {
+		if err := judge(raw); err != nil {
+			return nil, upstreams.Reject(resp, err)
+		}
 	}
 	return raw, nil
 }
@@ -91,12 +98,14 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 // object sends one request whose answer must be a JSON object, and returns
 // that object.
 func (c *Client) object(ctx context.Context, method, path string, body any) ([]byte, error) {
-	raw, err := c.call(ctx, method, path, nil, body)
+	raw, err := c.call(ctx, method, path, nil, body, func(raw []byte) error {
+		if !isObject(raw) {
+			return invalid(fmt.Errorf("%s %s: answer is not a JSON object", method, path))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	if !isObject(raw) {
-		return nil, invalid(fmt.Errorf("%s %s: answer is not a JSON object", method, path))
 	}
 	return raw, nil
 }
@@ -118,10 +127,16 @@ type List struct {
 // getList GETs path and reads the engine's list envelope
 // {"data": [...], "total", "start", "sort", "order", "size"}.
 func (c *Client) getList(ctx context.Context, path string, query url.Values) (List, error) {
-	body, err := c.call(ctx, http.MethodGet, path, query, nil)
-	if err != nil {
-		return List{}, err
-	}
+	var l List
+	_, err := c.call(ctx, http.MethodGet, path, query, nil, func(body []byte) (err error) {
+		l, err = readList(path, body)
+		return err
+	})
+	return l, err
+}
+
+// readList reads the engine's list envelope of the answer to GET path.
+func readList(path string, body []byte) (List, error) {
 	var envelope struct {
 		Data  json.RawMessage `json:"data"`
 		Total *int64          `json:"total"`

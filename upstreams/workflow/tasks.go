@@ -168,7 +168,7 @@ type taskAction struct {
 
 // action posts a task action; success is 200 with an empty body.
 func (c *Client) action(ctx context.Context, id string, a taskAction) error {
-	_, err := c.call(ctx, http.MethodPost, taskPath(id), nil, a)
+	_, err := c.call(ctx, http.MethodPost, taskPath(id), nil, a, nil)
 	return err
 }
 

@@ -50,7 +50,7 @@ upstreams:
     url: ${ACCOUNTS_URL:-}
     transport: ${GATEWAY_ENGINE:-fast}
     timeout: 10s
-    breaker: {consecutiveFailures: 5, openTimeout: 30s, halfOpenRequests: 1}
+    breaker: {consecutiveFailures: 10, failureRatio: 0.5, minRequests: 20, openTimeout: 30s, halfOpenRequests: 1}
     retry: {attempts: 2, backoff: 25ms, budget: 0.1}
 routes:
   - path: "/{version}/accounts"

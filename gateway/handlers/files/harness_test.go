@@ -20,6 +20,7 @@ import (
 	"github.com/restgate/gateway/gateway/middleware"
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/gateway/spool"
 	"github.com/restgate/gateway/upstreams"
 	upfiles "github.com/restgate/gateway/upstreams/files"
 )
@@ -62,19 +63,29 @@ func (g *gateway) spooled(tb testing.TB) []string {
 
 func newGateway(tb testing.TB, baseURL string, doer upstreams.Doer, maxBody int64) *gateway {
 	tb.Helper()
+	return newBoundedGateway(tb, baseURL, doer, maxBody, 0, 0)
+}
+
+// newBoundedGateway is newGateway with a spool budget (0: none) and the
+// route's uploads in flight capped (0: the default).
+func newBoundedGateway(tb testing.TB, baseURL string, doer upstreams.Doer, maxBody, spoolBytes int64, maxConcurrent int) *gateway {
+	tb.Helper()
 	cfg := &config.Config{
 		Versions:  []string{"v1", "v2"},
 		Upstreams: map[string]upstreams.Settings{"files": {URL: baseURL}},
 		Routes: []config.Route{{Path: "/{version}/files", Kind: config.KindFiles, Upstream: "files",
-			Methods: []string{http.MethodPost}, MaxBodyBytes: maxBody}},
+			Methods: []string{http.MethodPost}, MaxBodyBytes: maxBody, MaxConcurrent: maxConcurrent}},
 	}
 	config.Defaults(cfg)
 	client, err := upfiles.New(baseURL, "v35.0", community, doer)
 	require.NoError(tb, err)
 	resolve := handlertest.Only("files", client)
-	g := &gateway{spool: tb.TempDir()}
+	sp, _, err := spool.Open(tb.TempDir(), spoolBytes)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = sp.Close() })
+	g := &gateway{spool: sp.Dir()}
 	h, _ := handlertest.Router(tb, cfg, true, func(*routes.Table) map[string]router.Factory {
-		return map[string]router.Factory{config.KindFiles: files.New(resolve, files.Options{SpoolDir: g.spool})}
+		return map[string]router.Factory{config.KindFiles: files.New(resolve, files.Options{Spool: sp})}
 	})
 	record := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(rw, r)

@@ -1,9 +1,10 @@
 // Package messages serves POST /{version}/messages: a client's
 // {"name", "message"} published on the public feed through upstreams/feed.
 //
-// The body is decoded strictly: a member other than name and message, a
-// value that is not a string, or anything after the object is
-// JSON_SERIALIZATION_FAILED (400). A missing or blank member, or one longer
+// The body is decoded strictly: it is first checked as every route checks a
+// JSON body (call.CheckJSON: syntax, invalid UTF-8, depth),
+// then a member other than name and message, a value that is not a string,
+// or anything after the object is JSON_SERIALIZATION_FAILED (400). A missing or blank member, or one longer
 // than its limit (counted in characters), is PARAMETER_INVALID (400) naming
 // it. Nothing is key-mapped: the two names are the feed's own.
 //
@@ -55,6 +56,9 @@ type Options struct {
 	MaxNameChars int
 	// MaxMessageChars bounds message. Default 10000.
 	MaxMessageChars int
+	// MaxDepth bounds the body's nesting (server.limits.maxJSONDepth).
+	// Default mapping.DefaultMaxDepth.
+	MaxDepth int
 }
 
 func (o Options) withDefaults() Options {
@@ -91,6 +95,13 @@ func (h *handler) post(r *http.Request, c *call.Call) (call.Result, error) {
 	body, err := call.ReadBody(r, c)
 	if err != nil {
 		return call.Result{}, err
+	}
+	if len(bytes.TrimSpace(body)) > 0 {
+		// Invalid UTF-8 and depth are refused as on every route, before
+		// encoding/json would replace invalid bytes.
+		if err := call.CheckJSON(body, h.opts.MaxDepth); err != nil {
+			return call.Result{}, err
+		}
 	}
 	in, err := parse(body, h.opts)
 	if err != nil {

@@ -83,7 +83,7 @@ func TestPostRefusesBeforeSending(t *testing.T) {
 		{desc: "member name in another case", body: `{"NAME":"a","message":"b"}`, code: "JSON_SERIALIZATION_FAILED", client: `unknown member "NAME"`},
 		{desc: "member given twice", body: `{"name":"a","message":"b","name":"c"}`, code: "JSON_SERIALIZATION_FAILED", client: `member "name" given twice`},
 		{desc: "number name", body: `{"name":1,"message":"b"}`, code: "JSON_SERIALIZATION_FAILED", client: `"name" must be a string`},
-		{desc: "second object", body: `{"name":"a","message":"b"} {}`, code: "JSON_SERIALIZATION_FAILED", client: "data after"},
+		{desc: "second object", body: `{"name":"a","message":"b"} {}`, code: "JSON_SERIALIZATION_FAILED", client: "not valid JSON (at byte 27)"},
 		{desc: "missing name", body: `{"message":"b"}`, code: "PARAMETER_INVALID", client: "Invalid parameter name: required"},
 		{desc: "null message", body: `{"name":"a","message":null}`, code: "PARAMETER_INVALID", client: "Invalid parameter message: required"},
 		{desc: "blank message", body: `{"name":"a","message":" \t"}`, code: "PARAMETER_INVALID", client: "Invalid parameter message: must not be blank"},

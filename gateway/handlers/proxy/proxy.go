@@ -208,7 +208,7 @@ func (p *proxy) read(resp *http.Response) ([]byte, error) {
 			fmt.Sprintf("the answer is over %d bytes; page with limit and offset", p.opts.MaxAnswerBytes))
 	}
 	if !isJSON(resp.Header.Get("Content-Type")) {
-		return nil, call.Upstream(p.invalid("the answer is not JSON (Content-Type %q)", resp.Header.Get("Content-Type")), "")
+		return nil, call.Upstream(upstreams.Reject(resp, p.invalid("the answer is not JSON (Content-Type %q)", resp.Header.Get("Content-Type"))), "")
 	}
 	return data, nil
 }
@@ -231,12 +231,12 @@ func (p *proxy) answer(resp *http.Response) (call.Result, error) {
 		return call.Result{Status: status}, nil
 	}
 	if !isJSON(resp.Header.Get("Content-Type")) {
-		return call.Result{}, call.Upstream(p.invalid("the answer is not JSON (Content-Type %q)", resp.Header.Get("Content-Type")), "")
+		return call.Result{}, call.Upstream(upstreams.Reject(resp, p.invalid("the answer is not JSON (Content-Type %q)", resp.Header.Get("Content-Type"))), "")
 	}
 	if p.resultPath != "" {
 		m, err := member(data, p.resultPath)
 		if err != nil {
-			return call.Result{}, call.Upstream(p.invalid("%v", err), "")
+			return call.Result{}, call.Upstream(upstreams.Reject(resp, p.invalid("%v", err)), "")
 		}
 		data = m
 	}

@@ -41,8 +41,8 @@ func Model(t *routes.Table, fields KeyMapSource, maxDepth int) router.Factory {
 			if len(body) > 0 {
 				// A body that cannot be mapped is refused before the
 				// backend is asked for the type.
-				if _, err := mapping.Rewrite(nil, body, mapping.Options{MaxDepth: maxDepth, MaxOutput: -1}); err != nil {
-					return call.Result{}, call.InputError(err)
+				if err := call.CheckJSON(body, maxDepth); err != nil {
+					return call.Result{}, err
 				}
 			}
 			km, err := keyMap(r.Context(), t, fields, name, c.Version)
@@ -53,7 +53,7 @@ func Model(t *routes.Table, fields KeyMapSource, maxDepth int) router.Factory {
 				pairs := sortedPairs(km.Pairs())
 				return call.Result{JSON: pairs, MapKeys: pairs, Form: call.ExposedNames}, nil
 			}
-			record, err := mapping.Rewrite(nil, body, mapping.Options{Map: km.Reverse(), RejectUnknown: true, MaxDepth: maxDepth, MaxOutput: -1})
+			record, err := mapping.Rewrite(nil, body, mapping.Options{Map: km.Reverse(), RejectUnknown: true, RejectDuplicates: true, MaxDepth: maxDepth, MaxOutput: -1})
 			if err != nil {
 				return call.Result{}, call.InputError(err)
 			}

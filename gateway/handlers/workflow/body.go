@@ -13,7 +13,6 @@ import (
 
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/envelope"
-	"github.com/restgate/gateway/mapping"
 )
 
 // maxDetailName bounds a member name quoted back to the client: the name is
@@ -45,8 +44,8 @@ func readObject(r *http.Request, c *call.Call, maxDepth int, dst any, required b
 func decodeStrict(body []byte, maxDepth int, dst any) error {
 	// The streaming scan checks syntax, trailing data and depth before the
 	// decoder allocates anything for a hostile body.
-	if _, err := mapping.Rewrite(nil, body, mapping.Options{MaxDepth: maxDepth, MaxOutput: -1}); err != nil {
-		return call.InputError(err)
+	if err := call.CheckJSON(body, maxDepth); err != nil {
+		return err
 	}
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
 		return bodyError("the body must be a JSON object")

@@ -66,6 +66,12 @@ type Options struct {
 	// MaxHeaderBytes bounds a request's head (request line and fields);
 	// zero means http.DefaultMaxHeaderBytes. Larger heads are answered 431.
 	MaxHeaderBytes int
+	// MaxConns caps the connections open at once; at the cap the server
+	// accepts nothing more until one closes, so new connections wait in the
+	// kernel's listen backlog. Zero means no cap. It counts connections
+	// itself rather than wrapping them (netutil.LimitListener), so that
+	// answers keep going out in one writev.
+	MaxConns int
 	// WatchAfter is how long a request without a body may run before its
 	// connection is watched for a client that hung up (which cancels the
 	// request's context). Zero means 50ms.
@@ -85,11 +91,17 @@ type Server struct {
 	logger  *slog.Logger
 
 	closing atomic.Bool
-	mu      sync.Mutex
-	lns     map[net.Listener]struct{}
-	conns   map[*conn]struct{}
-	bodies  sync.Pool // *[]byte answer buffers
-	readers sync.Pool // *bufio.Reader of connections
+	// slots holds a token per open connection when MaxConns caps them;
+	// stopped is closed when the server stops listening, releasing an
+	// accept loop that waits for a slot.
+	slots    chan struct{}
+	stopped  chan struct{}
+	stopOnce sync.Once
+	mu       sync.Mutex
+	lns      map[net.Listener]struct{}
+	conns    map[*conn]struct{}
+	bodies   sync.Pool // *[]byte answer buffers
+	readers  sync.Pool // *bufio.Reader of connections
 	// chunkTail is "\r\n0\r\n\r\n": the end of a chunk, then the last
 	// chunk; read-only, shared by every connection's writes
 	chunkTail []byte
@@ -109,8 +121,34 @@ func New(h http.Handler, opts Options, logger *slog.Logger) *Server {
 	if opts.WatchAfter <= 0 {
 		opts.WatchAfter = 50 * time.Millisecond
 	}
-	return &Server{handler: h, opts: opts, logger: logger, lns: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
-		chunkTail: []byte("\r\n0\r\n\r\n")}
+	s := &Server{handler: h, opts: opts, logger: logger, lns: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
+		chunkTail: []byte("\r\n0\r\n\r\n"), stopped: make(chan struct{})}
+	if opts.MaxConns > 0 {
+		s.slots = make(chan struct{}, opts.MaxConns)
+	}
+	return s
+}
+
+// acquire takes a connection slot, waiting while every slot is taken; false
+// when the server stopped listening meanwhile.
+func (s *Server) acquire() bool {
+	if s.slots == nil {
+		return true
+	}
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	case <-s.stopped:
+		return false
+	}
+}
+
+// release gives back the slot of a connection that closed or was never
+// accepted.
+func (s *Server) release() {
+	if s.slots != nil {
+		<-s.slots
+	}
 }
 
 // Serve accepts connections on ln until Shutdown or Close, then returns
@@ -133,8 +171,12 @@ func (s *Server) Serve(ln net.Listener) error {
 	}()
 	var backoff time.Duration
 	for {
+		if !s.acquire() {
+			return http.ErrServerClosed
+		}
 		nc, err := ln.Accept()
 		if err != nil {
+			s.release()
 			if s.closing.Load() {
 				return http.ErrServerClosed
 			}
@@ -150,6 +192,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		c := newConn(s, nc)
 		if !s.track(c) {
 			nc.Close()
+			s.release()
 			return http.ErrServerClosed
 		}
 		go c.serve()
@@ -186,6 +229,7 @@ func (s *Server) untrack(c *conn) {
 	s.mu.Lock()
 	delete(s.conns, c)
 	s.mu.Unlock()
+	s.release()
 }
 
 // newConnGrace is how long Shutdown lets a connection that has sent nothing
@@ -233,6 +277,7 @@ func (s *Server) stopListening() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closing.Store(true)
+	s.stopOnce.Do(func() { close(s.stopped) })
 	var err error
 	for ln := range s.lns {
 		if cerr := ln.Close(); cerr != nil && !errors.Is(cerr, net.ErrClosed) {

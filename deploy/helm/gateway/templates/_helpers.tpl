@@ -75,6 +75,12 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- fail (printf "env.%s is \"sandbox\", but the image is built without the sandbox: give the backend's URL" $name) }}
 {{- end }}
 {{- end }}
+{{- if lt (int .Values.uploads.spoolMiB) (int .Values.uploads.maxMiB) }}
+{{- fail (printf "uploads.spoolMiB (%v) must be at least uploads.maxMiB (%v): an upload that large could never be spooled" .Values.uploads.spoolMiB .Values.uploads.maxMiB) }}
+{{- end }}
+{{- if lt (int .Values.uploads.maxConcurrent) 1 }}
+{{- fail "uploads.maxConcurrent must be at least 1" }}
+{{- end }}
 {{- if and (eq (toString .Values.env.DATA_OAUTH_FLOW) "jwt-bearer") (not .Values.oauth.privateKeySecretKey) }}
 {{- fail "env.DATA_OAUTH_FLOW jwt-bearer needs oauth.privateKeySecretKey: the key of secrets.existingSecret holding the PEM private key" }}
 {{- end }}
