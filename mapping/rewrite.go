@@ -88,12 +88,27 @@ const (
 // capacity (dst[len(dst):cap(dst)]), also when it fails, so that must not
 // share memory with src.
 func Rewrite(dst, src []byte, opts Options) ([]byte, error) {
-	return rewrite(dst, src, opts, true)
+	out, _, err := rewriteCount(dst, src, opts, true)
+	return out, err
+}
+
+// RewriteCount is Rewrite that also returns the number of elements of src
+// when it is a top-level array (-1 otherwise), counted in the same pass:
+// for a caller that needs the count of a list (its page) without a pass of
+// its own over it.
+func RewriteCount(dst, src []byte, opts Options) ([]byte, int, error) {
+	return rewriteCount(dst, src, opts, true)
 }
 
 // rewrite is Rewrite with key prediction switchable, so tests can check
 // that predicting keys never changes a result.
 func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
+	out, _, err := rewriteCount(dst, src, opts, predict)
+	return out, err
+}
+
+// rewriteCount is RewriteCount with key prediction switchable.
+func rewriteCount(dst, src []byte, opts Options, predict bool) ([]byte, int, error) {
 	r := rewriter{
 		src:       src,
 		dst:       dst,
@@ -118,19 +133,23 @@ func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
 	r.predict = predict
 
 	r.skipSpace()
+	array := r.pos < len(r.src) && r.src[r.pos] == '['
 	if err := r.value(0, levelTop, nil); err != nil {
-		return dst, err
+		return dst, 0, err
 	}
 	r.skipSpace()
 	if r.pos < len(r.src) {
-		return dst, r.syntaxError(r.pos, "invalid character "+quoteChar(r.src[r.pos])+" after top-level value")
+		return dst, 0, r.syntaxError(r.pos, "invalid character "+quoteChar(r.src[r.pos])+" after top-level value")
 	}
 	if opts.RejectDuplicates {
 		if err := uniqueKeys(src, r.m, r.maxDepth); err != nil {
-			return dst, err
+			return dst, 0, err
 		}
 	}
-	return r.dst, nil
+	if !array {
+		return r.dst, -1, nil
+	}
+	return r.dst, r.count, nil
 }
 
 // rewriter is the state of one Rewrite call; it lives on the stack.
@@ -146,8 +165,10 @@ type rewriter struct {
 	dropNulls bool
 	reject    bool
 	predict   bool
-	types     func([]byte) *KeyMap
-	links     *Links
+	// count counts the top-level array's elements.
+	count int
+	types func([]byte) *KeyMap
+	links *Links
 	// keyBuf holds an escaped key once decoded; field names fit, so
 	// decoding does not allocate.
 	keyBuf [128]byte
@@ -223,6 +244,9 @@ func (r *rewriter) elements(depth int, lv level, ks *keySlots) error {
 		return r.checkSize()
 	}
 	for {
+		if lv == levelTop {
+			r.count++
+		}
 		if err := r.value(depth, elem, ks); err != nil {
 			return err
 		}

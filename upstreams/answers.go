@@ -4,29 +4,24 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"slices"
 	"sync"
 )
 
-// maxPooledAnswer bounds the buffers Answers keeps: a rare huge answer is
-// left to the garbage collector instead of pinning its memory in the pool.
-const maxPooledAnswer = 256 << 10
-
-// minAnswerBuffer is the first size of a buffer for an answer of unknown
-// length.
-const minAnswerBuffer = 4 << 10
-
-// Answers pools the buffers of backend answers read whole, so that a steady
-// stream of list answers neither allocates nor zeroes one buffer each. The
-// zero value is ready to use; safe for concurrent use.
-type Answers struct{ pool sync.Pool }
+// Answers pools the buffers of backend answers read whole (in the size
+// classes of Buffers), so that a steady stream of list answers neither
+// allocates nor zeroes one buffer each. The zero value is ready to use;
+// safe for concurrent use.
+type Answers struct {
+	bufs    Buffers
+	answers sync.Pool
+}
 
 // Answer is a backend answer read by Answers.Read.
 type Answer struct {
 	// JSON is the answer, or the part of it an adapter returns. It stays
 	// valid until Release.
 	JSON []byte
-	buf  []byte
+	buf  *[]byte
 	from *Answers
 }
 
@@ -37,29 +32,49 @@ func (a *Answer) Release() {
 		return
 	}
 	from := a.from
-	a.JSON, a.from = nil, nil
-	if cap(a.buf) <= maxPooledAnswer {
-		from.pool.Put(a)
-	}
+	from.bufs.Put(a.buf)
+	a.JSON, a.from, a.buf = nil, nil, nil
+	from.answers.Put(a)
 }
 
-// Read reads resp's body whole, but at most limit+1 bytes: a caller finding
-// more than limit bytes in JSON knows the answer was too long. A body that
-// announced its length is read into a buffer of that size, with one byte to
-// spare for the read that finds its end. On error nothing is returned.
-func (p *Answers) Read(resp *http.Response, limit int64) (*Answer, error) {
-	a, _ := p.pool.Get().(*Answer)
+// get returns an Answer holding a buffer of at least n bytes, and at most
+// limit+1 (see capped).
+func (p *Answers) get(n int, limit int64) *Answer {
+	a, _ := p.answers.Get().(*Answer)
 	if a == nil {
 		a = &Answer{}
 	}
-	a.from = p
-	buf := a.buf[:0]
-	if n := resp.ContentLength; n >= 0 && n <= limit && int64(cap(buf)) <= n {
-		buf = make([]byte, 0, n+1)
+	a.from, a.buf = p, p.bufs.capped(n, limit)
+	return a
+}
+
+// Read reads resp's body whole, but at most limit+1 bytes: a caller finding
+// more than limit bytes in JSON knows the answer was too long. When resp
+// came from a Client, limit is lowered to the call's answer cap as well
+// (past it the body's Read fails with ErrAnswerTooLarge).
+//
+// A body that announced its length is read into a buffer of that size (its
+// class, or exactly that size past the classes), with one byte to spare for
+// the read that finds its end; a body that did not starts in the smallest
+// class and moves up one class at a time. A buffer grows to at most
+// limit+1 bytes, and never past the class of what the answer declared
+// unless more comes. On error nothing is returned.
+func (p *Answers) Read(resp *http.Response, limit int64) (*Answer, error) {
+	limit = answerLimit(resp, limit)
+	want := int64(MinBuffer)
+	if n := resp.ContentLength; n >= 0 {
+		want = n + 1
 	}
+	a := p.get(int(min(want, limit+1)), limit)
+	buf := *a.buf
 	for int64(len(buf)) <= limit {
 		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, max(minAnswerBuffer, len(buf)))
+			// the next class, at most limit+1
+			next := p.bufs.capped(int(min(2*int64(cap(buf)), limit+1)), limit)
+			*next = append(*next, buf...)
+			p.bufs.Put(a.buf)
+			a.buf = next
+			buf = *next
 		}
 		room := min(int64(cap(buf)), limit+1)
 		m, err := resp.Body.Read(buf[len(buf):room])
@@ -68,11 +83,49 @@ func (p *Answers) Read(resp *http.Response, limit int64) (*Answer, error) {
 			break
 		}
 		if err != nil {
-			a.buf = buf
+			*a.buf = buf
 			a.Release()
 			return nil, err
 		}
 	}
-	a.buf, a.JSON = buf, buf
+	*a.buf, a.JSON = buf, buf
 	return a, nil
+}
+
+// ReadAnswer reads resp's body whole into a buffer of its own (for an
+// adapter that decodes the answer rather than passing it on), at most
+// limit+1 bytes, with the growth and caps of Answers.Read: a caller finding
+// more than limit bytes knows the answer was too long.
+func ReadAnswer(resp *http.Response, limit int64) ([]byte, error) {
+	limit = answerLimit(resp, limit)
+	size := int64(MinBuffer)
+	if n := resp.ContentLength; n >= 0 {
+		size = n + 1
+	}
+	buf := make([]byte, 0, min(size, limit+1))
+	for int64(len(buf)) <= limit {
+		if len(buf) == cap(buf) {
+			next := make([]byte, len(buf), min(int64(cap(buf))*2, limit+1))
+			copy(next, buf)
+			buf = next
+		}
+		m, err := resp.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
+}
+
+// answerLimit is limit, lowered to the answer cap of resp's call when resp
+// came from a Client.
+func answerLimit(resp *http.Response, limit int64) int64 {
+	if b, ok := resp.Body.(*body); ok && b.left < limit {
+		return b.left
+	}
+	return limit
 }

@@ -128,7 +128,7 @@ func TestBreakerCountsResetMidBodyAsFailure(t *testing.T) {
 	assert.Equal(t, "open", c.BreakerState())
 	outcomes, _ := rec.seen()
 	assert.Equal(t, []string{"failed", "failed"}, outcomes)
-	assert.Equal(t, 0, c.bulkhead.inFlight())
+	assert.Equal(t, 0, c.limit.inFlightNow())
 }
 
 func TestBreakerIgnoresRejections(t *testing.T) {

@@ -88,4 +88,9 @@ type CallOptions struct {
 	Timeout time.Duration
 	// NoRetry turns retries off for this route even for idempotent methods.
 	NoRetry bool
+	// MaxAnswer caps the body of each answer, in bytes: an answer that
+	// declares more is refused before its body is read, one that sends more
+	// fails at the first read past it (ErrAnswerTooLarge, 502). Zero: the
+	// upstream's maxAnswerBytes.
+	MaxAnswer int64
 }

@@ -17,8 +17,9 @@ import (
 // upstream gets its own Client, so one backend's failures, slowness and
 // connections never touch another's. Safe for concurrent use.
 //
-// A call passes, in order: the bulkhead (at most MaxConcurrent in flight),
-// the call timeout, then for each attempt the circuit breaker and the
+// A call passes, in order: the concurrency limit (which follows the
+// backend's latency, with a short queue; see ConcurrencySettings), the call
+// timeout, then for each attempt the circuit breaker and the
 // transport; idempotent calls are retried within the retry budget. When
 // the call's context carries a recording OpenTelemetry span (the gateway
 // traces the request), each attempt is a client span under it (span.go).
@@ -30,11 +31,11 @@ type Client struct {
 	transport transport
 	// bounded is transport when it bounds a call by a deadline itself, so
 	// that a call needs no timer context; nil otherwise.
-	bounded  deadlineTransport
-	breaker  *breaker
-	bulkhead *bulkhead
-	retry    *retrier
-	obs      Observer
+	bounded deadlineTransport
+	breaker *breaker
+	limit   *limiter
+	retry   *retrier
+	obs     Observer
 	// attempts hears of every attempt; nil (no cost) unless obs is an
 	// AttemptObserver.
 	attempts AttemptObserver
@@ -77,7 +78,7 @@ func NewClient(name string, s Settings, obs Observer, opts ...Option) (*Client, 
 		creds:     newCredentials(d.Auth),
 		transport: newTransport(d),
 		breaker:   newBreaker(name, d.Breaker, obs),
-		bulkhead:  newBulkhead(d.MaxConcurrent),
+		limit:     newLimiter(name, d.Concurrency, d.MaxConcurrent, obs),
 		retry:     newRetrier(d.Retry, rand.NewPCG(seed, seed>>1|1)),
 		obs:       obs,
 	}
@@ -110,22 +111,24 @@ func (c *Client) Close() { c.transport.CloseIdleConnections() }
 // whatever its method (the backend refused it before running it); a
 // request whose body cannot be produced again (no GetBody) is then a
 // KindCredentials failure. The response's Body
-// must be closed: closing it ends the call, releasing its bulkhead slot and
+// must be closed: closing it ends the call, releasing its concurrency slot and
 // timeout and reporting its outcome, so an adapter judges a 2xx answer
 // before it closes the body, and closes it with Reject when it cannot use
 // it. A read error on that Body is an *Error too (KindFailed, KindTimeout
-// or KindCanceled) and ends the call at once.
+// or KindCanceled) and ends the call at once, and so does a read past the
+// call's answer cap (ErrAnswerTooLarge).
 //
 // req is not modified; credentials and the trace context of req.Context()
 // are set on a copy. Requests are not redirected.
 func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	k := &call{c: c, parent: req.Context(), start: time.Now()}
 	k.state = CallStateFrom(k.parent)
-	if !c.bulkhead.tryAcquire() {
+	if !c.limit.acquire(k.parent) {
 		closeRequestBody(req)
 		k.report(KindBulkheadFull.String())
 		return nil, &Error{Upstream: c.name, Kind: KindBulkheadFull}
 	}
+	k.slot = time.Now()
 	var opts CallOptions
 	if k.state != nil {
 		opts = k.state.Options
@@ -147,7 +150,15 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		k.end(nil, resp.StatusCode)
 		return resp, nil
 	}
-	k.body = body{rc: resp.Body, k: k, done: done, status: resp.StatusCode}
+	limit := c.answerCap(opts)
+	if resp.ContentLength > limit && resp.StatusCode < http.StatusMultipleChoices {
+		_ = resp.Body.Close() // unread: the connection is closed, not drained
+		done(nil)             // the backend answered; its size is this route's problem
+		e := answerTooLarge(c.name, limit)
+		k.end(e, 0)
+		return nil, e
+	}
+	k.body = body{rc: resp.Body, k: k, done: done, status: resp.StatusCode, left: limit}
 	resp.Body = &k.body
 	return resp, nil
 }
@@ -169,6 +180,8 @@ type call struct {
 	// otherwise be cancelled then.
 	ended atomic.Bool
 	start time.Time
+	// slot is when the call got its concurrency slot.
+	slot time.Time
 	// body is the answer's Body, kept here so that a call is one
 	// allocation.
 	body body
@@ -383,7 +396,7 @@ func (k *call) end(err *Error, status int) {
 	} else {
 		k.ended.Store(true)
 	}
-	k.c.bulkhead.release()
+	k.c.limit.release(time.Since(k.slot), err != nil && err.Kind == KindTimeout)
 	endAttempt(k.span, status, err)
 	switch {
 	case err != nil:
@@ -403,8 +416,9 @@ func (k *call) report(outcome string) {
 	k.c.obs.CallDone(k.c.name, outcome, d)
 }
 
-// body ends its call at the first of a read error or Close, not at EOF: the
-// caller may still find the answer unusable (Reject).
+// body ends its call at the first of a read error, a read past the answer
+// cap, or Close, not at EOF: the caller may still find the answer unusable
+// (Reject).
 type body struct {
 	rc     io.ReadCloser
 	k      *call
@@ -413,10 +427,18 @@ type body struct {
 	once   sync.Once
 	// rejected, set by Reject, is the outcome Close reports.
 	rejected *Error
+	// left is what the answer cap still allows; a read that passes it
+	// fails with ErrAnswerTooLarge.
+	left int64
 }
 
 func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
+	if b.left -= int64(n); b.left < 0 {
+		e := answerTooLarge(b.k.c.name, b.k.c.answerCap(b.k.options()))
+		b.finish(e)
+		return n, e
+	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		e := b.k.classify(err)
 		b.finish(e)
@@ -436,7 +458,7 @@ func (b *body) Close() error {
 
 func (b *body) finish(e *Error) {
 	b.once.Do(func() {
-		if e == nil {
+		if e == nil || errors.Is(e, ErrAnswerTooLarge) {
 			b.done(nil) // not e: a nil *Error is a non-nil error
 		} else {
 			b.done(e)

@@ -103,7 +103,7 @@ func TestDoBoundsEveryPath(t *testing.T) {
 				assert.Equal(t, tt.want, kindOf(err), "%v", err)
 				outcomes, _ := rec.seen()
 				assert.Equal(t, []string{tt.want.String()}, outcomes)
-				assert.Equal(t, 0, c.bulkhead.inFlight())
+				assert.Equal(t, 0, c.limit.inFlightNow())
 				if tt.want == KindTimeout {
 					assert.Equal(t, http.StatusGatewayTimeout, StatusFor(err))
 				}

@@ -142,7 +142,7 @@ func TestDoReturnsAnswersAndAccountsTime(t *testing.T) {
 	outcomes, _ := rec.seen()
 	assert.Equal(t, []string{"success", "success"}, outcomes, "one report per call")
 	assert.Equal(t, "closed", c.BreakerState())
-	assert.Equal(t, 0, c.bulkhead.inFlight(), "closing the body frees the slot")
+	assert.Equal(t, 0, c.limit.inFlightNow(), "closing the body frees the slot")
 }
 
 func TestDoRefusedConnection(t *testing.T) {
@@ -204,7 +204,7 @@ func TestDoTimeouts(t *testing.T) {
 			assert.Equal(t, http.StatusGatewayTimeout, StatusFor(err))
 			outcomes, _ := rec.seen()
 			assert.Equal(t, []string{"timeout"}, outcomes)
-			assert.Equal(t, 0, c.bulkhead.inFlight())
+			assert.Equal(t, 0, c.limit.inFlightNow())
 		})
 	}
 }
@@ -251,7 +251,7 @@ func TestDoDoesNotModifyTheCallersRequest(t *testing.T) {
 	assert.Empty(t, req.Header.Get("Authorization"))
 	outcomes, _ := rec.seen()
 	assert.Equal(t, []string{"success"}, outcomes, "a body-less answer ends the call at once")
-	assert.Equal(t, 0, c.bulkhead.inFlight())
+	assert.Equal(t, 0, c.limit.inFlightNow())
 	require.NoError(t, resp.Body.Close())
 }
 

@@ -28,9 +28,20 @@ type Settings struct {
 	// upstream's client is rebuilt, with a new breaker and pool). See
 	// docs/internals/http-engines.md.
 	Transport string `yaml:"transport"`
-	// MaxConcurrent caps calls in flight (the bulkhead); more answer 503.
-	// Default 256.
+	// MaxConcurrent is the most calls in flight: the ceiling of the
+	// adaptive limit, or, with concurrency.mode static, the limit itself.
+	// Calls past the limit wait in its queue (see Concurrency). Default
+	// 1024. A change reloads (a new client, whose limit starts again).
 	MaxConcurrent int `yaml:"maxConcurrent"`
+	// Concurrency configures the limit of calls in flight, which follows
+	// the backend's latency. See docs/operations/tuning.md.
+	Concurrency ConcurrencySettings `yaml:"concurrency"`
+	// MaxAnswerBytes caps the body of any answer of this upstream read for
+	// a call that has no cap of its route (routes[].maxAnswerBytes): a
+	// larger answer is refused as soon as its Content-Length or the bytes
+	// read pass it (CALLOUT_FAILED 502), so no answer costs more memory
+	// than this. Default 8 MiB. A change reloads.
+	MaxAnswerBytes int64 `yaml:"maxAnswerBytes"`
 	// Breaker configures the circuit breaker.
 	Breaker BreakerSettings `yaml:"breaker"`
 	// Retry configures retries of idempotent calls.
@@ -74,6 +85,37 @@ type BreakerSettings struct {
 	OpenTimeout time.Duration `yaml:"openTimeout"`
 	// HalfOpenRequests is how many probes pass while half-open. Default 1.
 	HalfOpenRequests uint32 `yaml:"halfOpenRequests"`
+}
+
+// ConcurrencySettings configure the limit of calls in flight to one
+// upstream. In adaptive mode the limit starts at InitialLimit and moves
+// between MinLimit and maxConcurrent with the backend's latency: it grows
+// while the latency of each window of calls stays within Tolerance times
+// its long-term average, and falls when it does not or when calls time
+// out. Calls past the limit wait, first come first served, in a queue of
+// Queue calls for at most QueueTimeout; a call that finds the queue full or
+// waits it out is CALLOUT_FAILED 503 with Retry-After, nothing sent. The
+// limit in force is the gateway_upstream_concurrency_limit metric.
+type ConcurrencySettings struct {
+	// Mode is adaptive (the default) or static (the limit is
+	// maxConcurrent).
+	Mode string `yaml:"mode"`
+	// MinLimit is the least the adaptive limit falls to. Default 8.
+	MinLimit int `yaml:"minLimit"`
+	// InitialLimit is where the adaptive limit starts. Default 64.
+	InitialLimit int `yaml:"initialLimit"`
+	// Tolerance is how many times its long-term average a window's mean
+	// latency may reach before the limit falls; at least 1. Default 2.
+	Tolerance float64 `yaml:"tolerance"`
+	// Queue is how many calls may wait for a slot; -1 means none (a call
+	// past the limit fails at once, as a plain bulkhead). Default 4096.
+	Queue int `yaml:"queue"`
+	// QueueTimeout is the longest a call waits for a slot (less when its
+	// request's deadline is nearer). Default the upstream's timeout: a
+	// caller waits no longer than the call itself could take, and a machine
+	// short of CPU, which slows every answer, does not turn the wait into
+	// refusals.
+	QueueTimeout time.Duration `yaml:"queueTimeout"`
 }
 
 // RetrySettings configure retries of idempotent calls (GET, HEAD, OPTIONS,

@@ -70,6 +70,7 @@ func newStdTransport(s Settings) *http.Transport {
 	t.ExpectContinueTimeout = expectContinueTimeout
 	t.ForceAttemptHTTP2 = true
 	t.ReadBufferSize = readBufferSize
+	t.MaxResponseHeaderBytes = h1client.MaxHeadBytes
 	return t
 }
 

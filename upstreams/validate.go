@@ -16,7 +16,12 @@ const (
 	DefaultConnectTimeout        = 2 * time.Second
 	DefaultResponseHeaderTimeout = 8 * time.Second
 	DefaultMaxIdleConnsPerHost   = 64
-	DefaultMaxConcurrent         = 256
+	DefaultMaxConcurrent         = 1024
+	DefaultMinLimit              = 8
+	DefaultInitialLimit          = 64
+	DefaultTolerance             = 2.0
+	DefaultQueue                 = 4096
+	DefaultMaxAnswerBytes        = 8 << 20
 	DefaultConsecutiveFailures   = 10
 	DefaultFailureRatio          = 0.5
 	DefaultMinRequests           = 20
@@ -61,6 +66,14 @@ const (
 	TransportStd = "std"
 )
 
+// Concurrency.Mode values.
+const (
+	// ConcurrencyAdaptive moves the limit with the backend's latency.
+	ConcurrencyAdaptive = "adaptive"
+	// ConcurrencyStatic keeps the limit at maxConcurrent.
+	ConcurrencyStatic = "static"
+)
+
 // FieldError is one problem Validate found, at the config key path Path
 // (for example "upstreams.accounts.breaker.failureRatio").
 type FieldError struct {
@@ -83,6 +96,26 @@ func (s Settings) WithDefaults() Settings {
 	if s.MaxConcurrent == 0 {
 		s.MaxConcurrent = DefaultMaxConcurrent
 	}
+	if s.MaxAnswerBytes == 0 {
+		s.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
+	cc := &s.Concurrency
+	if cc.Mode == "" {
+		cc.Mode = ConcurrencyAdaptive
+	}
+	if cc.MinLimit == 0 {
+		cc.MinLimit = min(DefaultMinLimit, s.MaxConcurrent)
+	}
+	if cc.InitialLimit == 0 {
+		cc.InitialLimit = min(DefaultInitialLimit, s.MaxConcurrent)
+	}
+	if cc.Tolerance == 0 {
+		cc.Tolerance = DefaultTolerance
+	}
+	if cc.Queue == 0 {
+		cc.Queue = DefaultQueue
+	}
+	cc.QueueTimeout = orDuration(cc.QueueTimeout, s.Timeout) // the call's own bound
 	if s.Transport == "" {
 		s.Transport = TransportFast
 	}
@@ -142,6 +175,7 @@ func (s Settings) Validate(path string) []error {
 		{"breaker.bucketPeriod", s.Breaker.BucketPeriod},
 		{"breaker.openTimeout", s.Breaker.OpenTimeout},
 		{"retry.backoff", s.Retry.Backoff},
+		{"concurrency.queueTimeout", s.Concurrency.QueueTimeout},
 	}
 	for _, f := range durations {
 		if f.d < 0 {
@@ -154,6 +188,10 @@ func (s Settings) Validate(path string) []error {
 	if s.MaxConcurrent < 0 {
 		bad("maxConcurrent", "must not be negative")
 	}
+	if s.MaxAnswerBytes < 0 {
+		bad("maxAnswerBytes", "must not be negative")
+	}
+	s.Concurrency.validate(s.MaxConcurrent, bad)
 	switch s.Transport {
 	case "", TransportFast, TransportStd:
 	default:
@@ -249,4 +287,38 @@ func isToken(s string) bool {
 		}
 	}
 	return true
+}
+
+// validate reports problems with keys relative to the upstream, given its
+// maxConcurrent (0: the default).
+func (c ConcurrencySettings) validate(maxConcurrent int, bad func(key, problem string)) {
+	switch c.Mode {
+	case "", ConcurrencyAdaptive, ConcurrencyStatic:
+	default:
+		bad("concurrency.mode", fmt.Sprintf("must be %s or %s, not %q", ConcurrencyAdaptive, ConcurrencyStatic, c.Mode))
+	}
+	ceiling := maxConcurrent
+	if ceiling == 0 {
+		ceiling = DefaultMaxConcurrent
+	}
+	for _, f := range []struct {
+		key string
+		n   int
+	}{{"concurrency.minLimit", c.MinLimit}, {"concurrency.initialLimit", c.InitialLimit}} {
+		switch {
+		case f.n < 0:
+			bad(f.key, "must not be negative")
+		case f.n > ceiling && maxConcurrent >= 0:
+			bad(f.key, fmt.Sprintf("must not be above maxConcurrent (%d)", ceiling))
+		}
+	}
+	if c.MinLimit > 0 && c.InitialLimit > 0 && c.InitialLimit < c.MinLimit {
+		bad("concurrency.initialLimit", "must not be below concurrency.minLimit")
+	}
+	if c.Tolerance != 0 && (math.IsNaN(c.Tolerance) || c.Tolerance < 1 || c.Tolerance > 100) {
+		bad("concurrency.tolerance", "must be between 1 and 100")
+	}
+	if c.Queue < -1 {
+		bad("concurrency.queue", "must be -1 (no queue) or more")
+	}
 }

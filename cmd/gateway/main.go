@@ -32,12 +32,7 @@ const (
 )
 
 func main() {
-	if os.Getenv("GOGC") == "" {
-		// The live heap is small (answers are streamed through pooled
-		// buffers), so the default target collects far more often than
-		// needed; GOMEMLIMIT still bounds memory where it is set.
-		debug.SetGCPercent(400)
-	}
+	tuneMemory(os.Getenv)
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 }
 

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,25 +18,36 @@ import (
 // backendPath is the B1 list path, asked of the backend and the proxy.
 const backendPath = "/api/v1/account/"
 
-// backendHandler answers the list on the B1 path and 404 elsewhere.
+// backendHandler answers the list on the B1 path and 404 elsewhere: the
+// fixed list of 20 accounts, or, asked with ?limit=N&offset=0, N
+// generated records.
 func backendHandler() http.Handler {
 	list := sandboxaccounts.FixedList()
-	length := fmt.Sprint(len(list))
+	var lists recordLists
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != backendPath && r.URL.Path != strings.TrimSuffix(backendPath, "/") {
 			http.NotFound(w, r)
 			return
 		}
+		n, err := listSize(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		body := list
+		if n > 0 {
+			body = lists.get(n)
+		}
 		h := w.Header()
 		h["Content-Type"] = []string{"application/json"}
-		h["Content-Length"] = []string{length}
-		_, _ = w.Write(list)
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+		_, _ = w.Write(body)
 	})
 }
 
 // serveChild serves h on host:0 until ctx ends, after printing "LISTEN
-// <url>" on out so the parent learns the port.
-func serveChild(ctx context.Context, host string, out io.Writer, h http.Handler) error {
+// <url>" on out so the parent learns the port; with tlsCfg, over TLS.
+func serveChild(ctx context.Context, host string, out io.Writer, h http.Handler, tlsCfg *tls.Config) error {
 	if err := checkLoopback(host); err != nil {
 		return err
 	}
@@ -42,8 +55,13 @@ func serveChild(ctx context.Context, host string, out io.Writer, h http.Handler)
 	if err != nil {
 		return err
 	}
+	scheme := "http"
+	if tlsCfg != nil {
+		scheme = "https"
+		ln = tls.NewListener(ln, tlsCfg)
+	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 120 * time.Second}
-	if _, err := fmt.Fprintf(out, "LISTEN http://%s\n", ln.Addr()); err != nil {
+	if _, err := fmt.Fprintf(out, "LISTEN %s://%s\n", scheme, ln.Addr()); err != nil {
 		return err
 	}
 	go func() {

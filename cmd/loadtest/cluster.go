@@ -42,7 +42,7 @@ func startClusterGateway(ctx context.Context, bin, dir, host, backend, collector
 		return nil, err
 	}
 	env := append(rateLimitEnv(), "GATEWAY_CLUSTER_STORE=redis", "GATEWAY_REDIS_URL="+redis.URL())
-	gw, err := startGateway(ctx, bin, filepath.Join(dir, "redis-gateway"), host, "fast", backend, collector, env)
+	gw, err := startGateway(ctx, bin, filepath.Join(dir, "redis-gateway"), host, "fast", false, backend, collector, env)
 	if err != nil {
 		redis.Stop()
 		return nil, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,8 +36,9 @@ func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error
 
 // startGateway writes the config into dir and runs bin on it with the
 // HTTP/1 engines of engine (fast or std), in front of backend and logging
-// to collector; env adds to its environment.
-func startGateway(ctx context.Context, bin, dir, host, engine, backend, collector string, env []string) (*child, error) {
+// to collector; env adds to its environment. With secure the API listener
+// serves TLS with the gateway's own self-signed certificate.
+func startGateway(ctx context.Context, bin, dir, host, engine string, secure bool, backend, collector string, env []string) (*child, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -61,8 +63,12 @@ func startGateway(ctx context.Context, bin, dir, host, engine, backend, collecto
 		"GATEWAY_ENGINE="+engine, "GATEWAY_DATA_DIR="+filepath.Join(dir, "data"),
 		"GATEWAY_LOG_COLLECTOR_URL="+collector, "ACCOUNTS_URL="+backend)
 	cmd.Env = append(cmd.Env, env...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
 	url := "http://" + api
+	if secure {
+		cmd.Env = append(cmd.Env, "GATEWAY_TLS=auto") // the last of a name wins
+		url = "https://" + api
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
 	c, err := startServer(ctx, "gateway ("+engine+")", url, cmd, func() error { return checkGateway(url) })
 	_ = logFile.Close()
 	if err != nil {
@@ -108,7 +114,9 @@ const checkTimeout = 5 * time.Second
 // checkGateway asks the gateway for the list once and checks that it is
 // the enveloped, v2-mapped answer of the 20 accounts.
 func checkGateway(base string) error {
-	client := &http.Client{Timeout: checkTimeout}
+	client := newClient(1, true, false)
+	client.Timeout = checkTimeout
+	defer client.CloseIdleConnections()
 	resp, err := client.Get(base + gatewayPath)
 	if err != nil {
 		return err
@@ -154,4 +162,49 @@ func freeAddr(host string) (string, error) {
 	}
 	addr := ln.Addr().String()
 	return addr, ln.Close()
+}
+
+// checkAnswer asks url once and checks that the answer holds the records a
+// scenario of records asks for (0: the fixed list of 20), bare or as the
+// envelope's result, so that no target is measured on a shorter answer. A
+// gzipped answer (the -gzip client asks for it) is decompressed first.
+func checkAnswer(client *http.Client, url string, records int) error {
+	resp, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var r io.Reader = resp.Body
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			return fmt.Errorf("GET %s: gzip: %w", url, err)
+		}
+		r = zr
+	}
+	body, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: status %d: %.300s", url, resp.StatusCode, body)
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(body, &list); err != nil {
+		var env struct {
+			Result []json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(body, &env); err != nil {
+			return fmt.Errorf("GET %s: neither a list nor an envelope: %.300s", url, body)
+		}
+		list = env.Result
+	}
+	want := records
+	if want == 0 {
+		want = 20
+	}
+	if len(list) != want {
+		return fmt.Errorf("GET %s: %d records, want %d", url, len(list), want)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -19,9 +20,11 @@ const maxLatencyMicros = 60_000_000
 func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, maxLatencyMicros, 3) }
 
 // newClient returns the keep-alive client every target is driven with:
-// one connection per worker, no compression, nothing shared between
-// targets.
-func newClient(concurrency int) *http.Client {
+// one connection per worker, HTTP/1.1, nothing shared between targets. It
+// never decodes answers; with gzip it asks for gzip (Accept-Encoding: gzip),
+// so what it reads is what was sent. Over TLS it takes any certificate
+// (every target's is self-signed, on loopback).
+func newClient(concurrency int, secure, gzip bool) *http.Client {
 	t := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        concurrency,
@@ -29,15 +32,40 @@ func newClient(concurrency int) *http.Client {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 	}
-	return &http.Client{Transport: t, Timeout: 30 * time.Second}
+	if secure {
+		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}} //nolint:gosec // loopback targets with self-signed certificates
+		t.TLSHandshakeTimeout = 30 * time.Second
+	}
+	var rt http.RoundTripper = t
+	if gzip {
+		rt = acceptGzip{t}
+	}
+	return &http.Client{Transport: rt, Timeout: 30 * time.Second}
+}
+
+// acceptGzip adds Accept-Encoding: gzip to every request.
+type acceptGzip struct{ next http.RoundTripper }
+
+func (a acceptGzip) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Accept-Encoding", "gzip")
+	return a.next.RoundTrip(r)
 }
 
 // loadResult is one stretch of load on one target.
 type loadResult struct {
-	requests, errors int64
-	elapsed          time.Duration
-	hist             *hdrhistogram.Histogram
+	// requests were answered 200 in full; non2xx were answered with
+	// another status, failures not answered at all.
+	requests, non2xx, failures int64
+	// bytes is the 200 answers' body bytes as sent.
+	bytes   int64
+	elapsed time.Duration
+	hist    *hdrhistogram.Histogram
 }
+
+// histShards spreads the workers' latencies over a few histograms, so
+// thousands of workers neither share one lock nor each hold a histogram.
+const histShards = 16
 
 // drive sends GET url from concurrency workers, each waiting for its
 // answer before the next request, for d. Latency is from sending the
@@ -46,45 +74,59 @@ func drive(ctx context.Context, client *http.Client, url string, concurrency int
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		errCount atomic.Int64
+		wg                    sync.WaitGroup
+		non2xx, failed, bytes atomic.Int64
+		shards                [histShards]struct {
+			sync.Mutex
+			h *hdrhistogram.Histogram
+		}
 	)
-	total := newHistogram()
+	for i := range shards {
+		shards[i].h = newHistogram()
+	}
 	start := time.Now()
-	for range concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			h := newHistogram()
+	for w := range concurrency {
+		wg.Go(func() {
+			sh := &shards[w%histShards]
 			for ctx.Err() == nil {
 				t0 := time.Now()
-				if !get(client, url) {
+				status, n, err := get(client, url)
+				switch {
+				case err != nil:
 					if ctx.Err() == nil {
-						errCount.Add(1)
+						failed.Add(1)
 					}
 					continue
+				case status != http.StatusOK:
+					non2xx.Add(1)
+					continue
 				}
-				_ = h.RecordValue(min(time.Since(t0).Microseconds(), maxLatencyMicros))
+				sh.Lock()
+				_ = sh.h.RecordValue(min(time.Since(t0).Microseconds(), maxLatencyMicros))
+				sh.Unlock()
+				bytes.Add(n)
 			}
-			mu.Lock()
-			total.Merge(h)
-			mu.Unlock()
-		}()
+		})
 	}
 	wg.Wait()
-	return loadResult{requests: total.TotalCount(), errors: errCount.Load(), elapsed: time.Since(start), hist: total}
+	total := newHistogram()
+	for i := range shards {
+		total.Merge(shards[i].h)
+	}
+	return loadResult{requests: total.TotalCount(), non2xx: non2xx.Load(), failures: failed.Load(),
+		bytes: bytes.Load(), elapsed: time.Since(start), hist: total}
 }
 
-// get sends one request and reports whether it was answered 200 in full.
-// No request is cut off by the end of a stretch: its answer is awaited, so
-// the stretch's CPU covers the requests it counts.
-func get(client *http.Client, url string) bool {
+// get sends one request and returns the status of its answer, read in
+// full, and the answer's body bytes as sent. No request is cut off by the
+// end of a stretch: its answer is awaited, so the stretch's CPU covers the
+// requests it counts.
+func get(client *http.Client, url string) (int, int64, error) {
 	resp, err := client.Get(url)
 	if err != nil {
-		return false
+		return 0, 0, err
 	}
-	_, err = io.Copy(io.Discard, resp.Body)
+	n, err := io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
-	return err == nil && resp.StatusCode == http.StatusOK
+	return resp.StatusCode, n, err
 }

@@ -109,6 +109,27 @@ func TestSmokeRunCluster(t *testing.T) {
 	assert.Positive(t, rep.Cluster.RedisVsMemory.CPUPerRequest)
 }
 
+// -gzip: the client asks for gzip and the gateway compresses; the account
+// list it reads shrinks several times against the backend's, which does
+// not compress.
+func TestSmokeRunGzip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three processes and builds the gateway")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out, log bytes.Buffer
+	code := run(ctx, []string{"-smoke", "-json", "-gzip", "-std=false", "-nginx=false"}, &out, &log)
+	require.Equal(t, 0, code, log.String())
+	var rep report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	require.Len(t, rep.Targets, 3)
+	backend, gw := rep.Targets[0], rep.Targets[2]
+	assert.Zero(t, gw.Errors)
+	assert.Greater(t, backend.BytesPerAnswer, 10000.0, "the backend's account list, as it is")
+	assert.Less(t, gw.BytesPerAnswer, backend.BytesPerAnswer/3, "the gateway's, gzipped")
+}
+
 func TestFlagsRefuseWhatIsNotLoopbackOrBounded(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -18,6 +18,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,29 +43,39 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o.register(fs)
 	serveBackend := fs.Bool("serve-backend", false, "internal: serve the fixed account backend and print its address")
 	serveProxy := fs.String("serve-proxy", "", "internal: serve a reverse proxy to this backend URL and print its address")
+	serveTLS := fs.Bool("serve-tls", false, "internal: with -serve-proxy, serve over TLS with a self-signed certificate")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	var err error
 	switch {
 	case *serveBackend:
-		err = serveChild(ctx, o.host, stdout, backendHandler())
+		err = serveChild(ctx, o.host, stdout, backendHandler(), nil)
 	case *serveProxy != "":
 		var h *httputil.ReverseProxy
-		if h, err = newProxy(*serveProxy); err == nil {
-			err = serveChild(ctx, o.host, stdout, h)
+		var cfg *tls.Config
+		if h, err = newProxy(*serveProxy); err == nil && *serveTLS {
+			cfg, err = serverTLS(o.host)
+		}
+		if err == nil {
+			err = serveChild(ctx, o.host, stdout, h, cfg)
 		}
 	default:
 		if err = o.check(); err != nil {
 			fmt.Fprintf(stderr, "loadtest: %v\n", err)
 			return 2
 		}
+		o.load[0] = loadAverage()
 		var rep *report
 		if rep, err = measure(ctx, o, stderr); err == nil {
+			rep.LoadAverage[1] = loadAverage()
 			if o.json {
 				err = rep.writeJSON(stdout)
 			} else {
 				rep.writeTable(stdout)
+			}
+			if err == nil && o.out != "" {
+				err = writeSummary(o.out, rep)
 			}
 		}
 	}
@@ -72,4 +84,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// writeSummary writes rep as JSON to path.
+func writeSummary(path string, rep *report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	return errors.Join(rep.writeJSON(f), f.Close())
 }

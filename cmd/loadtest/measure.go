@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	sandboxaccounts "github.com/restgate/gateway/upstreams/sandbox/accounts"
 )
 
 // Target names, in the order of the report. gateway runs with both
@@ -27,9 +29,17 @@ const (
 	targetGatewayStd = "gateway-std"
 	// targetGatewayRedis is the gateway on the redis store (-cluster).
 	targetGatewayRedis = "gateway-redis"
+	// targetNginx is nginx's proxy_pass to the backend (-nginx).
+	targetNginx = "nginx"
+	// The TLS targets (-tls): the bare Go reverse proxy behind a TLS
+	// listener, the gateway's TLS listener, nginx's.
+	targetProxyTLS   = "proxy-tls"
+	targetGatewayTLS = "gateway-tls"
+	targetNginxTLS   = "nginx-tls"
 )
 
-// targetNames are the targets a run with these options measures.
+// targetNames are the plain-HTTP targets a run with these options measures
+// (nginx aside, which joins when it is installed).
 func (o *options) targetNames() []string {
 	names := []string{targetBackend, targetProxy, targetGateway}
 	if o.std {
@@ -44,25 +54,90 @@ func (o *options) targetNames() []string {
 	return names
 }
 
-// target is one process under load and what was measured of it.
-type target struct {
-	name   string
-	url    string
-	proc   *child
-	client *http.Client
+// scenario is one set of conditions every target of its scheme is
+// measured under: the list size, the client connections and the scheme.
+type scenario struct {
+	// Records is the list size asked with limit and offset; 0 is the
+	// fixed list of 20 accounts, asked without paging.
+	Records int  `json:"records"`
+	Conns   int  `json:"connections"`
+	TLS     bool `json:"tls"`
+}
 
-	requests, errors int64
-	elapsed, cpu     time.Duration
-	syscalls         int64
-	hist             *hdrhistogram.Histogram
-	roundRPS         []float64
+// scenarios are the payload sweep (at -concurrency, plain), then the
+// connection sweep (fixed list, plain), then the same connections over
+// TLS; without sweeps, the fixed list at -concurrency, plain (and over
+// TLS with -tls).
+func (o *options) scenarios() []scenario {
+	var list []scenario
+	add := func(s scenario) {
+		for _, have := range list {
+			if have == s {
+				return
+			}
+		}
+		list = append(list, s)
+	}
+	for _, r := range o.records {
+		add(scenario{Records: r, Conns: o.concurrency})
+	}
+	conns := o.conns
+	if len(conns) == 0 {
+		conns = []int{o.concurrency}
+	}
+	if len(o.records) == 0 || len(o.conns) > 0 {
+		for _, c := range conns {
+			add(scenario{Conns: c})
+		}
+	}
+	if o.tls {
+		for _, c := range conns {
+			add(scenario{Conns: c, TLS: true})
+		}
+	}
+	return list
+}
+
+// endpoint is one process's listener under load.
+type endpoint struct {
+	name   string
+	base   string // scheme and host
+	path   string // the fixed list's path; the page query is added to it
+	proc   *child
+	secure bool
 	// ratio is the sample ratio of a traced gateway, 0 for the others.
 	ratio float64
 }
 
-// measure starts the targets and the collector, warms each up, runs
-// the interleaved rounds and stops everything.
+// target is one endpoint under one scenario and what was measured of it.
+type target struct {
+	endpoint
+	url    string
+	client *http.Client
+
+	requests, non2xx, failures int64
+	bytes                      int64
+	elapsed, cpu               time.Duration
+	syscalls                   int64
+	// rss is the largest resident set read at the end of a round.
+	rss      int64
+	hist     *hdrhistogram.Histogram
+	roundRPS []float64
+}
+
+// measure starts the targets and the collector, then for each scenario
+// warms each target up and runs the interleaved rounds, and stops
+// everything.
 func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
+	files, err := raiseFileLimit()
+	if err != nil {
+		return nil, fmt.Errorf("open-file limit: %w", err)
+	}
+	for _, s := range o.scenarios() {
+		if uint64(3*s.Conns+256) > files {
+			return nil, fmt.Errorf("%d connections need more open files than the limit of %d", s.Conns, files)
+		}
+	}
 	dir, err := os.MkdirTemp("", "loadtest-")
 	if err != nil {
 		return nil, err
@@ -104,6 +179,14 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	if o.cluster {
 		env = rateLimitEnv()
 	}
+	if o.gzip {
+		env = append(env, "GATEWAY_COMPRESSION=true")
+	}
+	if len(o.records) > 0 {
+		// The largest list, mapped, must fit in the output limit, and the
+		// backend pages as asked.
+		env = append(env, "GATEWAY_MAX_OUTPUT=4000000", "GATEWAY_ACCOUNTS_PAGING=backend")
+	}
 	var gateways []*child
 	stopGateways := sync1(func() {
 		for _, g := range gateways {
@@ -111,23 +194,23 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		}
 	})
 	defer stopGateways()
-	gw, err := startGateway(ctx, bin, filepath.Join(dir, "gateway-fast"), o.host, "fast", backend.url, lines.url, env)
+	gw, err := startGateway(ctx, bin, filepath.Join(dir, "gateway-fast"), o.host, "fast", false, backend.url, lines.url, env)
 	if err != nil {
 		return nil, err
 	}
 	gateways = append(gateways, gw)
-	targets := []*target{
-		{name: targetBackend, url: backend.url + backendPath, proc: backend},
-		{name: targetProxy, url: proxy.url + backendPath, proc: proxy},
-		{name: targetGateway, url: gw.url + gatewayPath, proc: gw},
+	endpoints := []endpoint{
+		{name: targetBackend, base: backend.url, path: backendPath, proc: backend},
+		{name: targetProxy, base: proxy.url, path: backendPath, proc: proxy},
+		{name: targetGateway, base: gw.url, path: gatewayPath, proc: gw},
 	}
 	if o.std {
-		std, err := startGateway(ctx, bin, filepath.Join(dir, "gateway-std"), o.host, "std", backend.url, lines.url, env)
+		std, err := startGateway(ctx, bin, filepath.Join(dir, "gateway-std"), o.host, "std", false, backend.url, lines.url, env)
 		if err != nil {
 			return nil, err
 		}
 		gateways = append(gateways, std)
-		targets = append(targets, &target{name: targetGatewayStd, url: std.url + gatewayPath, proc: std})
+		endpoints = append(endpoints, endpoint{name: targetGatewayStd, base: std.url, path: gatewayPath, proc: std})
 	}
 	var shared *clusterRun
 	if o.cluster {
@@ -135,7 +218,7 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 			return nil, err
 		}
 		defer shared.stop()
-		targets = append(targets, &target{name: targetGatewayRedis, url: shared.gw.url + gatewayPath, proc: shared.gw})
+		endpoints = append(endpoints, endpoint{name: targetGatewayRedis, base: shared.gw.url, path: gatewayPath, proc: shared.gw})
 	}
 	var sink *spanSink
 	if len(o.tracing) > 0 {
@@ -145,13 +228,43 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		defer sink.stop()
 	}
 	for i, ratio := range o.tracing {
-		traced, err := startGateway(ctx, bin, filepath.Join(dir, fmt.Sprintf("traced%d", i)), o.host, "fast",
+		traced, err := startGateway(ctx, bin, filepath.Join(dir, fmt.Sprintf("gateway-traced%d", i)), o.host, "fast", false,
 			backend.url, lines.url, append(append([]string(nil), env...), tracedEnv(ratio, sink.url)...))
 		if err != nil {
 			return nil, err
 		}
 		gateways = append(gateways, traced)
-		targets = append(targets, &target{name: tracedName(ratio), url: traced.url + gatewayPath, proc: traced, ratio: ratio})
+		endpoints = append(endpoints, endpoint{name: tracedName(ratio), base: traced.url, path: gatewayPath, proc: traced, ratio: ratio})
+	}
+	if o.nginx && !o.smoke {
+		ng, err := startNginx(ctx, dir, o.host, backend.url)
+		if err != nil {
+			return nil, err
+		}
+		if ng == nil {
+			fmt.Fprintln(log, "loadtest: nginx is not installed; no nginx reference (apt-get install -y nginx)")
+		} else {
+			defer ng.proc.stop()
+			endpoints = append(endpoints, endpoint{name: targetNginx, base: ng.plain, path: backendPath, proc: ng.proc})
+			if o.tls {
+				endpoints = append(endpoints, endpoint{name: targetNginxTLS, base: ng.secure, path: backendPath, proc: ng.proc, secure: true})
+			}
+		}
+	}
+	if o.tls {
+		ptls, err := startChild(ctx, targetProxyTLS, childCommand(self, "-serve-proxy", backend.url, "-serve-tls", "-host", o.host))
+		if err != nil {
+			return nil, err
+		}
+		defer ptls.stop()
+		gtls, err := startGateway(ctx, bin, filepath.Join(dir, "gateway-tls"), o.host, "fast", true, backend.url, lines.url, env)
+		if err != nil {
+			return nil, err
+		}
+		gateways = append(gateways, gtls)
+		endpoints = append(endpoints,
+			endpoint{name: targetProxyTLS, base: ptls.url, path: backendPath, proc: ptls, secure: true},
+			endpoint{name: targetGatewayTLS, base: gtls.url, path: gatewayPath, proc: gtls, secure: true})
 	}
 	tick := clockTick()
 	if shared != nil {
@@ -159,33 +272,50 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 			return nil, err
 		}
 	}
-	for _, t := range targets {
-		t.client = newClient(o.concurrency)
-		t.hist = newHistogram()
-		fmt.Fprintf(log, "loadtest: warming up %s (%s)\n", t.name, t.url)
-		if r := drive(ctx, t.client, t.url, o.concurrency, o.warmup); r.requests == 0 && o.warmup > 0 {
-			return nil, fmt.Errorf("%s answered no request during the warm-up (%d errors)", t.name, r.errors)
+	var runs []scenarioRun
+	for si, sc := range o.scenarios() {
+		var targets []*target
+		for _, e := range endpoints {
+			if e.secure != sc.TLS || (e.name == targetBackend && sc.TLS) {
+				continue
+			}
+			targets = append(targets, &target{endpoint: e, url: e.base + e.path + pagePath(sc.Records),
+				client: newClient(sc.Conns, e.secure, o.gzip), hist: newHistogram()})
 		}
-	}
-	for round := range o.rounds {
-		// Rotated so that no target always runs right after the same one.
-		for i := range targets {
-			t := targets[(i+round)%len(targets)]
-			var profile <-chan error
-			if round == 0 && t.proc == gw && o.cpuprofile != "" {
-				profile = profileGateway(gw.admin, o.duration, o.cpuprofile)
+		fmt.Fprintf(log, "loadtest: scenario %d/%d: %s\n", si+1, len(o.scenarios()), sc)
+		for _, t := range targets {
+			if err := checkAnswer(t.client, t.url, sc.Records); err != nil {
+				return nil, fmt.Errorf("%s: %w", t.name, err)
 			}
-			if err := t.round(ctx, o, tick); err != nil {
-				return nil, err
+			fmt.Fprintf(log, "loadtest: warming up %s (%s)\n", t.name, t.url)
+			if r := drive(ctx, t.client, t.url, sc.Conns, o.warmup); r.requests == 0 && o.warmup > 0 {
+				return nil, fmt.Errorf("%s answered no request during the warm-up (%d non-2xx, %d failed)", t.name, r.non2xx, r.failures)
 			}
-			if profile != nil {
-				if err := <-profile; err != nil {
-					return nil, fmt.Errorf("gateway CPU profile: %w", err)
+		}
+		for round := range o.rounds {
+			// Rotated so that no target always runs right after the same one.
+			for i := range targets {
+				t := targets[(i+round)%len(targets)]
+				var profile <-chan error
+				if si == 0 && round == 0 && t.proc == gw && o.cpuprofile != "" {
+					profile = profileGateway(gw.admin, o.duration, o.cpuprofile)
 				}
-				fmt.Fprintf(log, "loadtest: gateway CPU profile of round 1 in %s\n", o.cpuprofile)
+				if err := t.round(ctx, o, sc.Conns, tick); err != nil {
+					return nil, err
+				}
+				if profile != nil {
+					if err := <-profile; err != nil {
+						return nil, fmt.Errorf("gateway CPU profile: %w", err)
+					}
+					fmt.Fprintf(log, "loadtest: gateway CPU profile of round 1 in %s\n", o.cpuprofile)
+				}
 			}
+			fmt.Fprintf(log, "loadtest: round %d/%d done\n", round+1, o.rounds)
 		}
-		fmt.Fprintf(log, "loadtest: round %d/%d done\n", round+1, o.rounds)
+		for _, t := range targets {
+			t.client.CloseIdleConnections()
+		}
+		runs = append(runs, scenarioRun{scenario: sc, targets: targets, answerBytes: answerBytes(sc.Records)})
 	}
 	for _, g := range gateways {
 		if err := checkGateway(g.url); err != nil {
@@ -194,7 +324,8 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	}
 	var cluster *clusterReport
 	if shared != nil {
-		if cluster, err = shared.report(targets[len(targets)-1], tick); err != nil {
+		last := runs[0].targets
+		if cluster, err = shared.report(last[len(last)-1], tick); err != nil {
 			return nil, err
 		}
 	}
@@ -202,22 +333,44 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	if shared != nil {
 		shared.stopGateway()
 	}
-	rep := newReport(o, targets, lines.Load())
+	rep := newReport(o, runs, lines.Load())
 	rep.addCluster(cluster)
 	if sink != nil {
-		rep.addTracing(targets, int64(sink.SpanCount()))
+		rep.addTracing(runs[0].targets, int64(sink.SpanCount()))
 	}
 	return rep, nil
 }
 
+// String names the scenario in the log.
+func (s scenario) String() string {
+	list := "the fixed list of 20 accounts"
+	if s.Records > 0 {
+		list = fmt.Sprintf("%d records (%d bytes)", s.Records, answerBytes(s.Records))
+	}
+	scheme := "plain HTTP"
+	if s.TLS {
+		scheme = "TLS"
+	}
+	return fmt.Sprintf("%s, %d connections, %s", list, s.Conns, scheme)
+}
+
+// answerBytes is the size of the backend's answer to a list of n records
+// (0: the fixed list).
+func answerBytes(n int) int {
+	if n == 0 {
+		return len(sandboxaccounts.FixedList())
+	}
+	return len(records(n))
+}
+
 // round drives t for one measured stretch, reading what its process used
 // before and after.
-func (t *target) round(ctx context.Context, o options, tick time.Duration) error {
+func (t *target) round(ctx context.Context, o options, conns int, tick time.Duration) error {
 	u0, err := t.proc.usage(tick)
 	if err != nil {
 		return fmt.Errorf("%s: %w", t.name, err)
 	}
-	r := drive(ctx, t.client, t.url, o.concurrency, o.duration)
+	r := drive(ctx, t.client, t.url, conns, o.duration)
 	u1, err := t.proc.usage(tick)
 	if err != nil {
 		return fmt.Errorf("%s: %w", t.name, err)
@@ -226,10 +379,13 @@ func (t *target) round(ctx context.Context, o options, tick time.Duration) error
 		return ctx.Err()
 	}
 	t.requests += r.requests
-	t.errors += r.errors
+	t.non2xx += r.non2xx
+	t.failures += r.failures
+	t.bytes += r.bytes
 	t.elapsed += r.elapsed
 	t.cpu += u1.cpu - u0.cpu
 	t.syscalls += u1.syscalls - u0.syscalls
+	t.rss = max(t.rss, u1.rss)
 	t.hist.Merge(r.hist)
 	t.roundRPS = append(t.roundRPS, float64(r.requests)/r.elapsed.Seconds())
 	return nil

@@ -113,6 +113,8 @@ type usage struct {
 	// syscw of /proc/<pid>/io), failed ones included: what a request costs
 	// in the kernel, beside its CPU time.
 	syscalls int64
+	// rss is the resident set (VmRSS) in bytes.
+	rss int64
 }
 
 // usage reads what the child has used from /proc.
@@ -132,12 +134,35 @@ func processUsage(pid int, tick time.Duration) (usage, error) {
 	if err != nil {
 		return usage{}, err
 	}
+	status, err := os.ReadFile(dir + "/status")
+	if err != nil {
+		return usage{}, err
+	}
 	var u usage
 	u.cpu, err = parseStat(string(stat), tick)
 	if err == nil {
 		u.syscalls, err = parseIO(string(io))
 	}
+	if err == nil {
+		u.rss, err = parseRSS(string(status))
+	}
 	return u, err
+}
+
+// parseRSS reads the VmRSS line of a /proc/<pid>/status text, in bytes.
+func parseRSS(text string) (int64, error) {
+	for line := range strings.Lines(text) {
+		v, ok := strings.CutPrefix(line, "VmRSS:")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		if err != nil || kb < 0 {
+			return 0, fmt.Errorf("status: VmRSS is not a size: %q", v)
+		}
+		return kb << 10, nil
+	}
+	return 0, errors.New("status: no VmRSS line")
 }
 
 // parseIO adds the syscr and syscw lines of a /proc/<pid>/io text; each

@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -95,7 +97,8 @@ type tracingReport struct {
 	SpansExpected int64 `json:"spansExpected"`
 }
 
-// addTracing compares the traced targets (ratio above 0) with the gateway.
+// addTracing compares the traced targets (ratio above 0) of one scenario
+// with its gateway.
 func (r *report) addTracing(targets []*target, spans int64) {
 	byName := map[string]targetReport{}
 	for _, t := range r.Targets {
@@ -113,4 +116,22 @@ func (r *report) addTracing(targets []*target, spans int64) {
 		tr.SpansExpected += int64(2 * t.ratio * float64(t.requests))
 	}
 	r.Tracing = tr
+}
+
+// writeTable prints the ratios and the span count; a nil t prints nothing.
+func (t *tracingReport) writeTable(w io.Writer) {
+	if t == nil {
+		return
+	}
+	names := make([]string, 0, len(t.VsGateway))
+	for name := range t.VsGateway {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		g := t.VsGateway[name]
+		fmt.Fprintf(w, "%s / gateway (first scenario): CPU per request %.2fx, p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
+			name, g.CPUPerRequest, g.P50, g.P99, g.RPS)
+	}
+	fmt.Fprintf(w, "spans at the sink: %d (about %d expected from the measured requests)\n", t.Spans, t.SpansExpected)
 }

@@ -77,8 +77,8 @@ func TestRunRefusesBadManifests(t *testing.T) {
 				"            - name: GATEWAY_JWT_SECRET\n              value: 0123456789abcdef0123456789abcdef\n")
 		}, wantErr: ErrRule, wantMsg: "GATEWAY_JWT_SECRET must come from a secretKeyRef"},
 		{desc: "Redis URL (it holds the password) as a literal value", mutate: func(t *testing.T, s string) string {
-			return edit(t, s, "            - name: GOMEMLIMIT\n",
-				"            - name: GATEWAY_REDIS_URL\n              value: redis://:hunter2@redis:6379/0\n            - name: GOMEMLIMIT\n")
+			return edit(t, s, "            - name: GATEWAY_MEMORY_LIMIT\n",
+				"            - name: GATEWAY_REDIS_URL\n              value: redis://:hunter2@redis:6379/0\n            - name: GATEWAY_MEMORY_LIMIT\n")
 		}, wantErr: ErrRule, wantMsg: "GATEWAY_REDIS_URL must come from a secretKeyRef"},
 		{desc: "grace period shorter than the drain", mutate: func(t *testing.T, s string) string {
 			return edit(t, s, "terminationGracePeriodSeconds: 40", "terminationGracePeriodSeconds: 10")

@@ -7,6 +7,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -141,19 +142,38 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 		return nil, err
 	}
 	env := newKindEnv(cfg, table, ups, sh)
-	mux, err := router.New(table, router.Options{Kinds: env.kinds(), Writer: w, MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes, Logger: sh.Logger})
+	mux, err := router.New(table, router.Options{Kinds: env.kinds(), Writer: w,
+		MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes, Logger: sh.Logger, Contracts: env.contracts()})
 	if err != nil {
 		stop()
 		return nil, err
 	}
 
-	h := chain(mux, cfg, sh, authn, w, now)
+	compress, err := middleware.Compress(cfg.Server.Compression)
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("server.compression: %w", err)
+	}
+	h := chain(mux, cfg, sh, authn, w, now, edges{compress: compress, route: mux.Route,
+		cors: middleware.NewCORSPolicies(table, cfg.Server.CORS)})
 	return &Gateway{Config: cfg, Table: table, Handler: h, stop: stop, checkVersions: env.checkVersions}, nil
+}
+
+// edges are the layers of chain made from the configuration before it:
+// compression (nil: none) and the CORS policies with the router's
+// route lookup (none: CORS off).
+type edges struct {
+	compress func(http.Handler) http.Handler
+	route    middleware.RouteOf
+	cors     middleware.CORSPolicies
 }
 
 // chain is the one place the middleware order is decided. The first layer
 // listed is the outermost: it sees the request first and the answer last.
-func chain(routes http.Handler, cfg *config.Config, sh *Shared, authn identity.Authenticator, w *call.Writer, now func() time.Time) http.Handler {
+func chain(routes http.Handler, cfg *config.Config, sh *Shared, authn identity.Authenticator, w *call.Writer, now func() time.Time, e edges) http.Handler {
+	if e.compress == nil {
+		e.compress = func(h http.Handler) http.Handler { return h }
+	}
 	layers := []func(http.Handler) http.Handler{
 		// the Call and its trace id exist before anything else runs
 		func(h http.Handler) http.Handler {
@@ -165,12 +185,16 @@ func chain(routes http.Handler, cfg *config.Config, sh *Shared, authn identity.A
 			return middleware.Observe(h, middleware.ObserveDeps{Metrics: sh.Metrics, Log: sh.CallLog,
 				Duplicates: sh.Duplicates, Logger: sh.Logger, Slow: cfg.Log.SlowThreshold, Now: now})
 		},
+		// every answer below, errors included, compressed when the client accepts it
+		e.compress,
 		// a panic anywhere below is an enveloped 500, never a dropped connection
 		func(h http.Handler) http.Handler { return middleware.Recover(h, w, sh.Logger) },
 		func(h http.Handler) http.Handler { return middleware.LimitURL(h, cfg.Server.Limits.MaxURLLength, w) },
 		func(h http.Handler) http.Handler {
 			return middleware.LimitHeaders(h, cfg.Server.Limits.MaxHeaderBytes, w)
 		},
+		// a browser's preflight carries no credentials: answered before authentication
+		func(h http.Handler) http.Handler { return middleware.CORS(h, e.route, e.cors) },
 		func(h http.Handler) http.Handler { return middleware.Authenticate(h, authn, w) },
 	}
 	if rl := cfg.Auth.RateLimit; rl.RequestsPerSecond > 0 {

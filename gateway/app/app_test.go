@@ -125,8 +125,8 @@ func TestRouting(t *testing.T) {
 		{desc: "root", method: "GET", path: "/", status: 404, id: "URL_INVALID"},
 		{desc: "trailing slash is another path", method: "GET", path: "/v1/settings/endpoints/", status: 404, id: "URL_INVALID"},
 		{desc: "unclean path is not redirected", method: "GET", path: "/v1/../v1/settings/endpoints", status: 404, id: "URL_INVALID"},
-		{desc: "known path, other method", method: "POST", path: "/v1/settings/endpoints", status: 405, id: "URL_INVALID", allow: "GET"},
-		{desc: "405 on a parameterised path", method: "DELETE", path: "/v1/settings/model/Account", status: 405, id: "URL_INVALID", allow: "GET"},
+		{desc: "known path, other method", method: "POST", path: "/v1/settings/endpoints", status: 405, id: "URL_INVALID", allow: "GET, HEAD, OPTIONS"},
+		{desc: "405 on a parameterised path", method: "DELETE", path: "/v1/settings/model/Account", status: 405, id: "URL_INVALID", allow: "GET, HEAD, OPTIONS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -178,7 +178,7 @@ func TestPanicIsEnveloped(t *testing.T) {
 	sh := &Shared{Logger: discardLogger(), Metrics: m, CallLog: log, Duplicates: duplicates.New(time.Minute, 10)}
 	w := call.NewWriter(call.WriterConfig{Catalog: testCatalog()})
 	panicky := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("kaboom") })
-	h := chain(panicky, cfg, sh, noneAuth(t), w, time.Now)
+	h := chain(panicky, cfg, sh, noneAuth(t), w, time.Now, edges{})
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/x", nil))
 	assert.Equal(t, 500, rec.Code)

@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"io"
 	"log/slog"
 	"maps"
@@ -115,8 +116,14 @@ func vias(tb testing.TB, h http.Handler) []via {
 // drains when the test ends.
 func listenGateway(tb testing.TB, cfg config.Server, h http.Handler) *server.Server {
 	tb.Helper()
+	return listenGatewayTLS(tb, cfg, nil, h)
+}
+
+// listenGatewayTLS is listenGateway serving TLS with tlsCfg (nil: plain).
+func listenGatewayTLS(tb testing.TB, cfg config.Server, tlsCfg *tls.Config, h http.Handler) *server.Server {
+	tb.Helper()
 	cfg.Listen, cfg.AdminListen = "127.0.0.1:0", "127.0.0.1:0"
-	s, err := server.Listen(cfg, nil, h, http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+	s, err := server.Listen(cfg, tlsCfg, h, http.NotFoundHandler(), slog.New(slog.DiscardHandler))
 	require.NoError(tb, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/contract"
 	"github.com/restgate/gateway/gateway/handlers/accounts"
 	"github.com/restgate/gateway/gateway/handlers/data"
 	"github.com/restgate/gateway/gateway/handlers/files"
@@ -46,9 +47,11 @@ func newKindEnv(cfg *config.Config, table *routes.Table, ups map[string]Upstream
 
 // dataUpstreams are the upstreams that data routes use, and the describe
 // upstream: their answers are the data API's typed records.
-func (e kindEnv) dataUpstreams() map[string]bool {
+func (e kindEnv) dataUpstreams() map[string]bool { return dataUpstreams(e.cfg) }
+
+func dataUpstreams(cfg *config.Config) map[string]bool {
 	out := map[string]bool{DescribeUpstream: true}
-	for _, r := range e.cfg.Routes {
+	for _, r := range cfg.Routes {
 		if r.Kind == config.KindData {
 			out[r.Upstream] = true
 		}
@@ -75,7 +78,7 @@ func (e kindEnv) checkVersions(ctx context.Context) {
 // kinds maps every route kind to the factory of its handlers.
 func (e kindEnv) kinds() map[string]router.Factory {
 	maxDepth := e.cfg.Server.Limits.MaxJSONDepth
-	accountOpts := accounts.Options{MaxDepth: maxDepth}
+	accountOpts := accountOptions(e.cfg)
 	accountClients := resolver(e.upstreams, func(up Upstream) (*upaccounts.Client, error) {
 		opts, errs := upaccounts.ParseOptions(up.Client.Settings().Options)
 		if len(errs) > 0 { // the route table refused them already
@@ -91,7 +94,7 @@ func (e kindEnv) kinds() map[string]router.Factory {
 	return map[string]router.Factory{
 		config.KindEndpoints: settings.Endpoints(e.table),
 		config.KindModel:     settings.Model(e.table, fields, maxDepth),
-		config.KindOpenAPI:   openapi.New(e.table),
+		config.KindOpenAPI:   openapi.New(e.table, e.contracts(), openapi.SettingsOf(e.cfg)),
 		config.KindAccounts:  accounts.Collection(accountClients, accountOpts),
 		config.KindAccount:   accounts.Item(accountClients, accountOpts),
 		config.KindWorkflow: workflow.New(resolver(e.upstreams, func(up Upstream) (*upworkflow.Client, error) {
@@ -104,7 +107,7 @@ func (e kindEnv) kinds() map[string]router.Factory {
 		}), files.Options{Spool: e.shared.Spool}),
 		config.KindMessages: messages.New(resolver(e.upstreams, func(up Upstream) (*feed.Client, error) {
 			return feed.New(up.BaseURL, up.Client), nil
-		}), messages.Options{MaxDepth: maxDepth}),
+		}), messageOptions(e.cfg)),
 		config.KindProxy: proxy.New(resolver(e.upstreams, func(up Upstream) (proxy.Backend, error) {
 			b := proxy.Backend{Doer: up.Client, BaseURL: up.BaseURL, APIVersion: up.Client.Settings().Options["apiVersion"]}
 			if e.dataUpstreams()[up.Client.Name()] {
@@ -114,6 +117,43 @@ func (e kindEnv) kinds() map[string]router.Factory {
 			}
 			return b, nil
 		}), proxy.Options{MaxDepth: maxDepth, Table: e.table}),
+	}
+}
+
+// contracts maps every route kind to the declarations of its operations:
+// the router checks requests against them and the OpenAPI document is
+// rendered from them.
+func (e kindEnv) contracts() contract.Registry {
+	return Contracts(e.cfg)
+}
+
+// accountOptions and messageOptions are what the account and message
+// handlers are built with, and their declarations declare.
+func accountOptions(cfg *config.Config) accounts.Options {
+	return accounts.Options{MaxDepth: cfg.Server.Limits.MaxJSONDepth}
+}
+
+func messageOptions(cfg *config.Config) messages.Options {
+	return messages.Options{MaxDepth: cfg.Server.Limits.MaxJSONDepth}
+}
+
+// Contracts is the registry of cfg's route kinds, declared with the
+// options the handlers are built with (kindEnv.kinds), without building
+// anything: `gateway` tools and tests render the OpenAPI documents with it.
+func Contracts(cfg *config.Config) contract.Registry {
+	ups := dataUpstreams(cfg)
+	accountOpts, messageOpts := accountOptions(cfg), messageOptions(cfg)
+	return contract.Registry{
+		config.KindEndpoints: settings.EndpointsContract,
+		config.KindModel:     settings.ModelContract,
+		config.KindOpenAPI:   openapi.Contract,
+		config.KindAccounts:  accounts.CollectionContract(accountOpts),
+		config.KindAccount:   accounts.ItemContract(accountOpts),
+		config.KindWorkflow:  workflow.Contract,
+		config.KindData:      data.Contract,
+		config.KindFiles:     files.Contract,
+		config.KindMessages:  messages.Contract(messageOpts),
+		config.KindProxy:     proxy.Contract(func(up string) bool { return ups[up] }),
 	}
 }
 

@@ -23,11 +23,31 @@ import (
 // data directory.
 func sandboxGateway(tb testing.TB, engine string) http.Handler {
 	tb.Helper()
+	return sandboxGatewayWith(tb, engine, nil)
+}
+
+// sandboxGatewayWith is sandboxGateway with further environment variables
+// for the shipped config.
+func sandboxGatewayWith(tb testing.TB, engine string, more map[string]string) http.Handler {
+	tb.Helper()
+	return sandboxGatewayEdit(tb, engine, more, nil)
+}
+
+// sandboxGatewayEdit is sandboxGatewayWith with the loaded config changed
+// by edit (nil: unchanged) before it is validated.
+func sandboxGatewayEdit(tb testing.TB, engine string, more map[string]string, edit func(*config.Config)) http.Handler {
+	tb.Helper()
 	dir := tb.TempDir()
 	env := map[string]string{"GATEWAY_TLS": "off", "GATEWAY_DATA_DIR": dir}
+	for k, v := range more {
+		env[k] = v
+	}
 	cfg, err := config.Load(shippedConfig, func(k string) string { return env[k] })
 	require.NoError(tb, err)
 	useEngine(cfg, engine)
+	if edit != nil {
+		edit(cfg)
+	}
 	require.NoError(tb, config.Validate(cfg))
 	sb, err := sandbox.Start(dir, discardLogger())
 	require.NoError(tb, err)

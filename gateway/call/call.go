@@ -99,6 +99,19 @@ type Result struct {
 	// envelope.Page). Every handler that answers a part of a longer list
 	// sets it, so that no list is cut short silently.
 	Page *envelope.Page
+	// Paging, when not nil, makes Page from the number of elements of
+	// JSON, a top-level array whose records nobody counted yet: the writer
+	// counts them in its rewrite (mapping.RewriteCount) and calls
+	// Paging with the count; the page it returns replaces Page, and an
+	// error it returns is answered instead of the result (nothing is sent
+	// before). For lists that would otherwise be walked once more only to
+	// be counted.
+	Paging func(n int) (*envelope.Page, error)
+	// SizeParam, when set, names the query parameter that bounds the
+	// size of a list result (limit, size): a list that reaches the output
+	// limit is then PARAMETER_INVALID 400 naming it with the largest value
+	// that fits, instead of SERIALIZATION_FAILED 500.
+	SizeParam string
 	// Owner, when not nil, owns JSON's memory (a pooled upstream answer):
 	// the writer releases it once the answer is written or refused, and
 	// nothing may use JSON after that.

@@ -10,7 +10,8 @@ import (
 
 // Upstream converts an adapter's error to the answer the client gets. A
 // backend's rejection (4xx) becomes rejectedID (SOBJECT_OPERATION_FAILED,
-// QUERY_OPERATION_FAILED, SEARCH_FAILED ...) with the backend's status; every
+// QUERY_OPERATION_FAILED, SEARCH_FAILED ...) with the backend's status and
+// its reason, made safe, as the detail of the client message; every
 // other failure is CALLOUT_FAILED with the status of upstreams.StatusFor:
 // 502 failed (the gateway's credentials refused, a retired API version
 // included), 504 timeout, 503 open breaker or rate-limited backend (both
@@ -29,7 +30,11 @@ func Upstream(err error, rejectedID string) error {
 		return err
 	}
 	if ue.Kind == upstreams.KindRejected {
-		return &envelope.Error{ID: rejectedID, Status: ue.Status, Cause: err}
+		// The client caused the rejection and can act on its reason: the
+		// backend's message, made safe (envelope.ClientReason), follows
+		// the client message.
+		return &envelope.Error{ID: rejectedID, Status: ue.Status, Cause: err,
+			Detail: envelope.ClientReason(ue.Code, ue.Message)}
 	}
 	e := &envelope.Error{ID: envelope.CalloutFailed, Status: upstreams.StatusFor(err), Cause: err}
 	if ue.Kind == upstreams.KindOpen || ue.Kind == upstreams.KindLimited {

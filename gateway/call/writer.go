@@ -6,11 +6,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
+
 	"time"
 
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/mapping"
+	"github.com/restgate/gateway/upstreams"
 )
 
 // WriterConfig configures a Writer.
@@ -35,8 +36,9 @@ type WriterConfig struct {
 
 // Writer writes every answer of the API listener. Safe for concurrent use.
 type Writer struct {
-	cfg  WriterConfig
-	pool sync.Pool
+	cfg WriterConfig
+	// bufs holds the answers being written, by size class.
+	bufs upstreams.Buffers
 }
 
 // NewWriter returns a Writer.
@@ -47,7 +49,7 @@ func NewWriter(cfg WriterConfig) *Writer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Writer{cfg: cfg, pool: sync.Pool{New: func() any { b := make([]byte, 0, 8192); return &b }}}
+	return &Writer{cfg: cfg}
 }
 
 // Serve adapts a Handler to http.Handler: it runs h and writes its result
@@ -77,8 +79,8 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 		w.document(rw, c, res)
 		return
 	}
-	bp := w.pool.Get().(*[]byte)
-	defer w.put(bp)
+	bp := w.bufs.Get(w.answerSize(res.JSON))
+	defer w.bufs.Put(bp)
 	buf := envelope.AppendResultStart((*bp)[:0])
 	if res.JSON == nil {
 		buf = append(buf, `""`...)
@@ -94,10 +96,22 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 			}
 		}
 		var err error
-		if buf, err = mapping.Rewrite(buf, res.JSON, opts); err != nil {
+		var elements int
+		if buf, elements, err = mapping.RewriteCount(buf, res.JSON, opts); err != nil {
 			*bp = buf[:0]
+			if res.SizeParam != "" && errors.Is(err, mapping.ErrTooLarge) {
+				w.Error(rw, r, c, tooLong(res, opts, err))
+				return
+			}
 			w.Error(rw, r, c, serializationError(err))
 			return
+		}
+		if res.Paging != nil {
+			if res.Page, err = res.Paging(elements); err != nil {
+				*bp = buf[:0]
+				w.Error(rw, r, c, err)
+				return
+			}
 		}
 	}
 	status := res.Status
@@ -191,8 +205,8 @@ func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err err
 	var stBuf [serverTimingSize]byte
 	meta, st := w.finish(c, status, stBuf[:0])
 	meta.MapKeys, meta.DropNulls = flags(c)
-	bp := w.pool.Get().(*[]byte)
-	defer w.put(bp)
+	bp := w.bufs.Get(upstreams.MinBuffer)
+	defer w.bufs.Put(bp)
 	out := envelope.AppendError((*bp)[:0], rd, w.cfg.ExposeSystemMessages, meta)
 	*bp = out[:0]
 	if w.cfg.Always200 {
@@ -253,10 +267,21 @@ func (w *Writer) send(rw http.ResponseWriter, status int, body []byte, timing []
 	_, _ = rw.Write(body)
 }
 
-func (w *Writer) put(bp *[]byte) {
-	if cap(*bp) <= 1<<20 {
-		w.pool.Put(bp)
+// envelopeRoom is what an answer holds beside its result: the envelope's
+// members, with room to spare for the rewrite's block moves.
+const envelopeRoom = 1 << 10
+
+// answerSize is the buffer an answer whose result is rewritten from src is
+// written into: as long as src (a rewrite drops whitespace and nulls, and
+// key maps rarely lengthen names) but no longer than the output limit
+// allows, plus the envelope. A result that comes out longer grows the
+// buffer as append does.
+func (w *Writer) answerSize(src []byte) int {
+	n := len(src)
+	if w.cfg.MaxOutput > 0 {
+		n = min(n, w.cfg.MaxOutput)
 	}
+	return n + envelopeRoom
 }
 
 // flags are the envelope's mapKeysFlag (whether a key map was applied) and

@@ -73,6 +73,59 @@ type Server struct {
 	// listener is net/http's whatever this says. Default fast. A change
 	// needs a restart. See docs/internals/http-engines.md.
 	HTTP1 string `yaml:"http1"`
+	// PublicURL is the address clients reach the API at (https://api.example.com),
+	// the server of the OpenAPI documents. Default empty: the documents name
+	// "/", the origin they were fetched from.
+	PublicURL string `yaml:"publicURL" reload:"yes"`
+	// CORS lets browser applications of other origins call the API; off
+	// (no allowedOrigins) by default. A route's cors replaces it for that
+	// route.
+	CORS CORS `yaml:"cors" reload:"yes"`
+	// Compression compresses answers a client accepts compressed.
+	Compression Compression `yaml:"compression" reload:"yes"`
+}
+
+// CORS is a cross-origin resource sharing policy (docs/guides/cors.md).
+// A preflight (OPTIONS with Access-Control-Request-Method) is answered
+// before authentication, since browsers send it without credentials.
+type CORS struct {
+	// AllowedOrigins are the origins allowed (https://app.example.com), one
+	// "*" wildcard each at most (https://*.example.com), or "*" for any.
+	// Empty (the default): CORS is off and no CORS header is sent.
+	AllowedOrigins []string `yaml:"allowedOrigins"`
+	// AllowedMethods a cross-origin request may use. Default: the route's
+	// methods (and HEAD with GET).
+	AllowedMethods []string `yaml:"allowedMethods"`
+	// AllowedHeaders a cross-origin request may send. Default:
+	// Authorization, Content-Type, X-API-Key, traceparent, tracestate.
+	AllowedHeaders []string `yaml:"allowedHeaders"`
+	// ExposedHeaders a browser lets the application read. Default:
+	// Server-Timing, Retry-After, Allow, WWW-Authenticate.
+	ExposedHeaders []string `yaml:"exposedHeaders"`
+	// AllowCredentials lets browsers send cookies and HTTP authentication
+	// and read the answer. Default false; not with the origin "*".
+	AllowCredentials bool `yaml:"allowCredentials"`
+	// MaxAge is how long a browser may cache a preflight's answer; at most
+	// 24h. Default 0: no Access-Control-Max-Age (browsers cache for 5s).
+	MaxAge time.Duration `yaml:"maxAge"`
+}
+
+// Compression negotiates gzip or zstd by Accept-Encoding
+// (github.com/klauspost/compress/gzhttp), with Vary: Accept-Encoding;
+// answers smaller than MinBytes, and answers already compressed, are sent
+// as they are.
+type Compression struct {
+	// Enabled turns compression on. Default false.
+	Enabled bool `yaml:"enabled"`
+	// Level is gzip's level, 1 (fastest) to 9 (smallest); default 1, whose
+	// CPU cost stays small against what the answer costs to make.
+	Level int `yaml:"level"`
+	// MinBytes: answers smaller than this go uncompressed. Default 1400
+	// (about one TCP segment, below which compression saves no round trip).
+	MinBytes int `yaml:"minBytes"`
+	// Zstd offers zstd to clients that accept it (preferred over gzip then).
+	// Default false.
+	Zstd bool `yaml:"zstd"`
 }
 
 // Engines of Server.HTTP1 (and of an upstream's transport, whose values
@@ -225,6 +278,18 @@ type Errors struct {
 	ExposeSystemMessages bool `yaml:"exposeSystemMessages"`
 }
 
+// Defaults of routes[].maxAnswerBytes.
+const (
+	// AnswerCapFactor times mapping.maxOutputChars is a route's default
+	// answer cap: key maps shorten names, dropped nulls and field
+	// selection remove members, so an answer may be a few times its
+	// output, and no answer that is more can be sent.
+	AnswerCapFactor = 8
+	// MinAnswerCap is the least default answer cap (a describe, an answer
+	// narrowed to a few fields).
+	MinAnswerCap = 1 << 20
+)
+
 // Mapping configures the key-mapping serializer.
 type Mapping struct {
 	// MaxOutputChars: an answer at or above it is SERIALIZATION_FAILED.
@@ -300,9 +365,18 @@ type Model struct {
 	// Fields are the type's internal field names; its exposed names are
 	// derived from them (Total_Assets__c: totalAssets).
 	Fields []string `yaml:"fields"`
+	// Types gives fields their JSON type in the OpenAPI document: string,
+	// integer, number, boolean, date or date-time, by internal name. A
+	// field not listed is a string.
+	Types map[string]string `yaml:"types"`
 	// Versions hold the key map of a version that does not use the
 	// derived names, by version.
 	Versions map[string]ModelVersion `yaml:"versions"`
+}
+
+// FieldTypes are the values of Model.Types.
+func FieldTypes() []string {
+	return []string{"string", "integer", "number", "boolean", "date", "date-time"}
 }
 
 // ModelVersion overrides a model's key map for one version.
@@ -393,6 +467,16 @@ type Route struct {
 	NoRetry bool `yaml:"noRetry"`
 	// MaxBodyBytes overrides server.limits.maxBodyBytes for this route.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
+	// MaxAnswerBytes caps each upstream answer this route reads: an answer
+	// that declares more is refused before its body is read, one that
+	// sends more at the first byte past it (CALLOUT_FAILED 502). Default,
+	// for a route with an upstream, 8 times mapping.maxOutputChars, at
+	// least 1 MiB (AnswerCapFactor, MinAnswerCap): what a route can answer
+	// is bounded by maxOutputChars, and an answer several times that size
+	// can only fail. See docs/operations/tuning.md. Raise it for a route whose answers shrink a
+	// lot on the way (a v1 field selection, a delete-all that lists every
+	// record). A change reloads.
+	MaxAnswerBytes int64 `yaml:"maxAnswerBytes"`
 	// MaxConcurrent (kind files only) caps the route's uploads in flight:
 	// each holds two descriptors, a goroutine and a spool file for up to
 	// its bodyTimeout. Past it uploads are answered
@@ -415,6 +499,9 @@ type Route struct {
 	// ResultPath (proxy): a member of the backend's answer to return instead
 	// of the whole answer ("records" of a query).
 	ResultPath string `yaml:"resultPath"`
+	// CORS replaces server.cors for this route when set (allowedOrigins: []
+	// turns it off for the route).
+	CORS *CORS `yaml:"cors"`
 }
 
 // RouteVersion is a route's behaviour for one version.

@@ -26,6 +26,8 @@ func Defaults(c *Config) {
 	setInt64(&s.Limits.MaxSpoolBytes, 2<<30)
 	setStr(&s.DataDir, "./data")
 	setStr(&s.HTTP1, HTTP1Fast)
+	setInt(&s.Compression.Level, 1)
+	setInt(&s.Compression.MinBytes, 1400)
 
 	setStr(&c.Auth.Mode, AuthNone)
 	setDur(&c.Auth.JWT.Leeway, 30*time.Second)
@@ -58,6 +60,9 @@ func Defaults(c *Config) {
 	for i := range c.Routes {
 		if len(c.Routes[i].Methods) == 0 {
 			c.Routes[i].Methods = []string{"GET"}
+		}
+		if c.Routes[i].Upstream != "" {
+			setInt64(&c.Routes[i].MaxAnswerBytes, max(AnswerCapFactor*int64(c.Mapping.MaxOutputChars), MinAnswerCap))
 		}
 		if c.Routes[i].Kind == KindFiles {
 			setInt(&c.Routes[i].MaxConcurrent, DefaultMaxConcurrentUploads)

@@ -45,6 +45,11 @@ func Validate(c *Config) error {
 	if c.Mapping.MaxDepth < 1 {
 		p.add("mapping.maxDepth", "must be at least 1")
 	}
+	for i := range c.Routes {
+		if c.Routes[i].CORS != nil {
+			validateCORS(&p, fmt.Sprintf("routes[%d].cors", i), c.Routes[i].CORS)
+		}
+	}
 	validateLog(&p, &c.Log)
 	validateTracing(&p, &c.Tracing)
 	validateCluster(&p, &c.Cluster)
@@ -69,6 +74,13 @@ func validateServer(p *problems, s *Server) {
 	default:
 		p.add("server.tls.mode", "must be auto, off or files, not %q", s.TLS.Mode)
 	}
+	if s.PublicURL != "" {
+		if u, err := url.Parse(s.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			p.add("server.publicURL", "must be an absolute http or https URL, not %q", s.PublicURL)
+		}
+	}
+	validateCORS(p, "server.cors", &s.CORS)
+	validateCompression(p, &s.Compression)
 	switch s.HTTP1 {
 	case HTTP1Fast, HTTP1Std:
 	default:

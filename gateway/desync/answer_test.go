@@ -145,7 +145,7 @@ func tricks(l *lateSignal) []trick {
 			return strings.Repeat("HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n", 2) + framed(body)
 		})},
 		// h1client takes 8 interim answers, net/http as many as fit in
-		// the 10 MiB it allows the heads of one exchange
+		// the 1 MiB the shared client allows the heads of one exchange
 		{desc: "many 1xx", want: ownOrFailed, answer: raw(false, func(body string) string {
 			return strings.Repeat("HTTP/1.1 100 Continue\r\n\r\n", 50) + framed(body)
 		})},

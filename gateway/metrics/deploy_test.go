@@ -138,6 +138,7 @@ func exportedFamilies(t *testing.T) map[string]*dto.MetricFamily {
 	m.CallDone("accounts", "success", time.Millisecond)
 	m.SetBreakerState("accounts", "closed")
 	m.BreakerChanged("accounts", "closed", "open")
+	m.ConcurrencyLimit("accounts", 64)
 	m.QueueDepth(1)
 	m.Sent(1)
 	m.BatchFailed()

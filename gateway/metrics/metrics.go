@@ -47,6 +47,7 @@ type Metrics struct {
 	upstreamCalls     *prometheus.CounterVec
 	upstreamDuration  *prometheus.HistogramVec
 	breakerState      *prometheus.GaugeVec
+	concurrencyLimit  *prometheus.GaugeVec
 	breakerTransition *prometheus.CounterVec
 
 	logQueueDepth    prometheus.Gauge
@@ -112,6 +113,11 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 			Name:      "breaker_state",
 			Help:      "Circuit breaker state per upstream: 0 closed, 1 half-open, 2 open.",
 		}, []string{"upstream"}),
+		concurrencyLimit: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: namespace,
+			Name:      "upstream_concurrency_limit",
+			Help:      "Calls in flight each upstream's concurrency limit allows now (adaptive: follows the backend's latency).",
+		}, []string{"upstream"}),
 		breakerTransition: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace,
 			Name:      "breaker_transitions_total",
@@ -160,7 +166,7 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 
 	all := []prometheus.Collector{
 		m.requestDuration, m.inFlight, m.errors, m.duplicates,
-		m.upstreamCalls, m.upstreamDuration, m.breakerState, m.breakerTransition,
+		m.upstreamCalls, m.upstreamDuration, m.breakerState, m.concurrencyLimit, m.breakerTransition,
 		m.logQueueDepth, m.logSent, m.logBatchesFailed, m.logDropped,
 		m.reloads, buildInfo,
 		collectors.NewGoCollector(),

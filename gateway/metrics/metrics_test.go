@@ -83,7 +83,7 @@ func TestMetricsExposition(t *testing.T) {
 			file: "upstreams.txt",
 			names: []string{
 				"gateway_upstream_calls_total", "gateway_upstream_call_duration_seconds",
-				"gateway_breaker_state", "gateway_breaker_transitions_total",
+				"gateway_breaker_state", "gateway_breaker_transitions_total", "gateway_upstream_concurrency_limit",
 			},
 			record: func(m *Metrics) {
 				m.CallDone("accounts", "success", 40*time.Millisecond)
@@ -95,6 +95,9 @@ func TestMetricsExposition(t *testing.T) {
 				m.BreakerChanged("accounts", "closed", "open")
 				m.BreakerChanged("accounts", "open", "half-open")
 				m.BreakerChanged("workflow", "closed", "sideways")
+				m.ConcurrencyLimit("accounts", 64)
+				m.ConcurrencyLimit("accounts", 57)
+				m.ConcurrencyLimit("workflow", 8)
 			},
 		},
 		{

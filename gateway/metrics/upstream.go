@@ -62,3 +62,10 @@ func (m *Metrics) SetBreakerState(upstream, state string) {
 		m.breakerTransition.WithLabelValues(upstream, t[0], t[1])
 	}
 }
+
+// ConcurrencyLimit sets the calls in flight an upstream's concurrency
+// limit allows; the shared client reports it when the limit is built and
+// each time it moves.
+func (m *Metrics) ConcurrencyLimit(upstream string, limit int) {
+	m.concurrencyLimit.WithLabelValues(normalizeName(upstream)).Set(float64(limit))
+}

@@ -3,6 +3,7 @@ package reload_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -49,15 +50,21 @@ func (r *records) find(msg string) []map[string]any {
 	return out
 }
 
-// request sends a GET of path with body and returns the status.
-func (g *gateway) request(t *testing.T, path, body string) int {
+// exchange sends a GET of path with body and header and returns the
+// answer and its body, as sent (not decompressed).
+func (g *gateway) exchange(t *testing.T, path, body string, header map[string]string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, g.srv.URL+path, strings.NewReader(body))
 	require.NoError(t, err)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
 	resp, err := g.srv.Client().Do(req)
 	require.NoError(t, err)
-	resp.Body.Close()
-	return resp.StatusCode
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp, b
 }
 
 // TestReloadAppliesTheKeysThatSayTheyReload checks the reference's reload
@@ -75,6 +82,12 @@ func TestReloadAppliesTheKeysThatSayTheyReload(t *testing.T) {
 		before, after int
 		// logged: after the reload the request logs this warning
 		logged string
+		// header is sent with the request; seenHeader is an answer header
+		// and seenBody a text of the answer absent before the reload and
+		// present after; route is added to the routes both times
+		header               map[string]string
+		seenHeader, seenBody string
+		route                string
 		// spanAttr: after the reload, and not before, the request's server
 		// span has this attribute
 		spanAttr string
@@ -82,13 +95,43 @@ func TestReloadAppliesTheKeysThatSayTheyReload(t *testing.T) {
 		"server.limits.maxBodyBytes": {section: "server", setting: "limits: {maxBodyBytes: 8}",
 			path: "/v1/settings/model/Thing", body: `{"id": "x"}`, before: 200, after: http.StatusRequestEntityTooLarge},
 		"server.limits.maxURLLength": {section: "server", setting: "limits: {maxURLLength: 64}",
-			path: "/v1/settings/endpoints?" + strings.Repeat("q", 80), before: 200, after: http.StatusRequestEntityTooLarge},
+			path: "/v1/settings/model/" + strings.Repeat("q", 80), before: http.StatusNotFound, after: http.StatusRequestEntityTooLarge},
 		"server.limits.maxJSONDepth": {section: "server", setting: "limits: {maxJSONDepth: 2}",
 			path: "/v1/settings/model/Thing", body: deep, before: 200, after: http.StatusBadRequest},
 		"log.slowThreshold": {section: "log", setting: "slowThreshold: 1ns",
 			path: "/v1/settings/endpoints", before: 200, after: 200, logged: "slow call"},
+		"server.publicURL": {section: "server", setting: `publicURL: "https://api.example.com"`,
+			path: "/v1/settings/openapi", before: 200, after: 200, seenBody: "https://api.example.com",
+			route: `  - {path: "/{version}/settings/openapi", kind: openapi}` + "\n"},
+		"server.compression.enabled": {section: "server", setting: "compression: {enabled: true, minBytes: 1}",
+			path: "/v1/settings/endpoints", before: 200, after: 200,
+			header: map[string]string{"Accept-Encoding": "gzip"}, seenHeader: "Content-Encoding"},
 		"tracing.recordUserId": {section: "tracing", setting: "recordUserId: true",
 			path: "/v1/settings/endpoints", before: 200, after: 200, spanAttr: "enduser.id"},
+	}
+	for key, setting := range map[string]string{
+		"server.compression.level":    "compression: {enabled: true, minBytes: 1, level: 9}",
+		"server.compression.minBytes": "compression: {enabled: true, minBytes: 10}",
+		"server.compression.zstd":     "compression: {enabled: true, minBytes: 1, zstd: true}",
+	} {
+		tt := tests["server.compression.enabled"]
+		tt.setting = setting
+		if key == "server.compression.zstd" {
+			tt.header = map[string]string{"Accept-Encoding": "zstd"}
+		}
+		tests[key] = tt
+	}
+	for key, setting := range map[string]string{
+		"server.cors.allowedOrigins":   `cors: {allowedOrigins: ["https://app.example.com"]}`,
+		"server.cors.allowedMethods":   `cors: {allowedOrigins: ["https://app.example.com"], allowedMethods: [GET]}`,
+		"server.cors.allowedHeaders":   `cors: {allowedOrigins: ["https://app.example.com"], allowedHeaders: [Authorization]}`,
+		"server.cors.exposedHeaders":   `cors: {allowedOrigins: ["https://app.example.com"], exposedHeaders: [Server-Timing]}`,
+		"server.cors.allowCredentials": `cors: {allowedOrigins: ["https://app.example.com"], allowCredentials: true}`,
+		"server.cors.maxAge":           `cors: {allowedOrigins: ["https://app.example.com"], maxAge: 1m}`,
+	} {
+		tt := tests["server.compression.enabled"]
+		tt.setting, tt.header, tt.seenHeader = setting, map[string]string{"Origin": "https://app.example.com"}, "Access-Control-Allow-Origin"
+		tests[key] = tt
 	}
 	var want []string
 	for _, k := range config.Keys() {
@@ -110,18 +153,25 @@ func TestReloadAppliesTheKeysThatSayTheyReload(t *testing.T) {
 			t.Parallel()
 			fake := fakeBackend(t, 200)
 			path := filepath.Join(t.TempDir(), "config.yaml")
-			writeFile(t, path, configText(fake, "v0"))
+			writeFile(t, path, configText(fake, "v0", tt.route))
 			logs := &records{}
 			g := newLoggedGateway(t, path, fake, slog.New(logs))
-			assert.Equal(t, tt.before, g.request(t, tt.path, tt.body), "before the reload")
+			resp, answer := g.exchange(t, tt.path, tt.body, tt.header)
+			assert.Equal(t, tt.before, resp.StatusCode, "before the reload")
 			if tt.logged != "" {
 				assert.Empty(t, logs.find(tt.logged), "before the reload")
 			}
 			if tt.spanAttr != "" {
 				assert.False(t, g.lastSpanHas(t, tt.spanAttr), "before the reload")
 			}
+			if tt.seenHeader != "" {
+				assert.Empty(t, resp.Header.Get(tt.seenHeader), "before the reload")
+			}
+			if tt.seenBody != "" {
+				assert.NotContains(t, string(answer), tt.seenBody, "before the reload")
+			}
 
-			text := configText(fake, "v0")
+			text := configText(fake, "v0", tt.route)
 			if tt.section == "server" {
 				text = strings.Replace(text, `tls: {mode: "off"}}`, `tls: {mode: "off"}, `+tt.setting+"}", 1)
 			} else {
@@ -130,12 +180,19 @@ func TestReloadAppliesTheKeysThatSayTheyReload(t *testing.T) {
 			writeFile(t, path, text)
 			require.NoError(t, g.reloader.Reload(context.Background(), "test"))
 			assert.Empty(t, logs.find("changed settings that take effect only after a restart"), "nothing needs a restart")
-			assert.Equal(t, tt.after, g.request(t, tt.path, tt.body), "after the reload")
+			resp, answer = g.exchange(t, tt.path, tt.body, tt.header)
+			assert.Equal(t, tt.after, resp.StatusCode, "after the reload")
 			if tt.logged != "" {
 				assert.NotEmpty(t, logs.find(tt.logged), "after the reload")
 			}
 			if tt.spanAttr != "" {
 				assert.True(t, g.lastSpanHas(t, tt.spanAttr), "after the reload")
+			}
+			if tt.seenHeader != "" {
+				assert.NotEmpty(t, resp.Header.Get(tt.seenHeader), "after the reload")
+			}
+			if tt.seenBody != "" {
+				assert.Contains(t, string(answer), tt.seenBody, "after the reload")
 			}
 		})
 	}

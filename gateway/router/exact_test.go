@@ -69,11 +69,11 @@ func TestExactAnswersAsMuxDoes(t *testing.T) {
 	w := call.NewWriter(call.WriterConfig{Catalog: envelope.NewCatalog()})
 	h, err := New(exactTable(), Options{Writer: w, MaxBodyBytes: 1 << 20, Kinds: map[string]Factory{"name": nameFactory}})
 	require.NoError(t, err)
-	e := h.(*exact)
+	e := h.exact.(*exact)
 
 	// GET /v1/accounts and GET /v1/shadowed are route 0's in mux.
 	inMap := []exactKey{{"GET", "/v2/shadowed"}, {"GET", "/v2/accounts"}, {"POST", "/v1/accounts"},
-		{"POST", "/v2/accounts"}, {"DELETE", "/v2/accounts"}}
+		{"POST", "/v2/accounts"}, {"DELETE", "/v2/accounts"}, {"HEAD", "/v2/shadowed"}, {"HEAD", "/v2/accounts"}}
 	assert.ElementsMatch(t, inMap, slices.Collect(maps.Keys(e.routes)))
 
 	tests := []struct{ method, target, want string }{
@@ -85,7 +85,8 @@ func TestExactAnswersAsMuxDoes(t *testing.T) {
 		{"DELETE", "/v2/accounts", "route 3 DELETE"},
 		{"DELETE", "/v1/accounts", "405"},
 		{"PUT", "/v2/accounts", "405"},
-		{"HEAD", "/v2/accounts", "405"},
+		{"HEAD", "/v2/accounts", "route 2 GET"},
+		{"OPTIONS", "/v2/accounts", "204"},
 		{"GET", "/v3/accounts", "404"},
 		{"GET", "/v2/accounts/", "404"},
 		{"GET", "/v2/%61ccounts", "404"},
@@ -129,7 +130,7 @@ func FuzzExact(f *testing.F) {
 	w := call.NewWriter(call.WriterConfig{Catalog: envelope.NewCatalog()})
 	h, err := New(exactTable(), Options{Writer: w, MaxBodyBytes: 1 << 20, Kinds: map[string]Factory{"name": nameFactory}})
 	require.NoError(f, err)
-	e := h.(*exact)
+	e := h.exact.(*exact)
 	f.Fuzz(func(t *testing.T, method, target string) {
 		u, err := url.ParseRequestURI(target)
 		if err != nil || method == "" {

@@ -20,6 +20,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/gateway/contract"
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/upstreams"
@@ -37,6 +38,11 @@ type Options struct {
 	Writer *call.Writer
 	// MaxBodyBytes is the body limit of routes that set none.
 	MaxBodyBytes int64
+	// Contracts declares each route's operations; a request's query is
+	// checked against its operation's declaration before the handler runs
+	// (contract.Operation.CheckQuery). A kind without a declaration takes
+	// any query.
+	Contracts contract.Registry
 	// Logger, when its level is debug, logs the route each request took;
 	// at any other level (or nil) routing logs nothing and costs nothing.
 	Logger *slog.Logger
@@ -44,13 +50,27 @@ type Options struct {
 
 // New builds the router for t. Routes whose kind has no factory are an error,
 // so a table always serves everything it lists.
-func New(t *routes.Table, o Options) (http.Handler, error) {
+//
+// Every GET also answers HEAD (the GET's handler: its headers, and no body,
+// which the servers drop), unless a route of the same template serves HEAD
+// itself; OPTIONS on a served path answers 204 with the Allow list (a CORS
+// preflight is answered before authentication, by middleware.CORS). The
+// Allow list of OPTIONS and of a 405 names HEAD and OPTIONS too.
+func New(t *routes.Table, o Options) (*Router, error) {
 	r := mux.NewRouter()
 	r.SkipClean(true) // the gateway answers unclean paths 404, never redirects
 	r.UseEncodedPath()
 	allow := make(map[string][]string)
 	first := make(map[string]*routes.Route)
+	for _, rt := range t.Routes {
+		key := routes.Shape(rt.Template)
+		allow[key] = append(allow[key], rt.Spec.Methods...)
+		if first[key] == nil {
+			first[key] = rt
+		}
+	}
 	var regs []registered
+	owner := make(map[*mux.Route]*routes.Route)
 	var debug *slog.Logger
 	if o.Logger != nil && o.Logger.Enabled(context.Background(), slog.LevelDebug) {
 		debug = o.Logger
@@ -70,37 +90,74 @@ func New(t *routes.Table, o Options) (http.Handler, error) {
 			if !ok {
 				return nil, fmt.Errorf("routes[%d].methods: kind %s does not serve %s", rt.Index, rt.Spec.Kind, m)
 			}
-			route := r.Path(pattern).Methods(m).MatcherFunc(servesVersion(rt)).
-				Handler(extendDeadlines(rt.Spec.BodyTimeout, o.Writer.Serve(guard(rt, m, h, o.MaxBodyBytes, debug))))
-			regs = append(regs, registered{rt: rt, method: m, route: route})
-		}
-		key := routes.Shape(rt.Template)
-		allow[key] = append(allow[key], rt.Spec.Methods...)
-		if first[key] == nil {
-			first[key] = rt
+			methods := []string{m}
+			if m == http.MethodGet && !slices.Contains(allow[routes.Shape(rt.Template)], http.MethodHead) {
+				methods = append(methods, http.MethodHead)
+			}
+			route := r.Path(pattern).Methods(methods...).MatcherFunc(servesVersion(rt)).
+				Handler(extendDeadlines(rt.Spec.BodyTimeout, o.Writer.Serve(guard(rt, m, h, o, debug))))
+			owner[route] = rt
+			for _, method := range methods {
+				regs = append(regs, registered{rt: rt, method: method, route: route})
+			}
 		}
 	}
 	for key, rt := range first {
-		methods := slices.Compact(slices.Sorted(slices.Values(allow[key])))
-		r.Path(muxPattern(rt.Template)).MatcherFunc(servesVersion(rt)).
+		methods := allowed(allow[key])
+		route := r.Path(muxPattern(rt.Template)).MatcherFunc(servesVersion(rt)).
 			Handler(methodNotAllowed(o.Writer, rt, methods))
+		owner[route] = rt
 	}
 	r.NotFoundHandler = notFound(o.Writer)
-	return newExact(r, regs), nil
+	return &Router{exact: newExact(r, regs), mux: r, owner: owner}, nil
+}
+
+// allowed is the Allow list of a template served with methods: those,
+// HEAD with GET, and OPTIONS, sorted.
+func allowed(methods []string) []string {
+	out := slices.Clone(methods)
+	if slices.Contains(out, http.MethodGet) {
+		out = append(out, http.MethodHead)
+	}
+	out = append(out, http.MethodOptions)
+	return slices.Compact(slices.Sorted(slices.Values(out)))
+}
+
+// Router is the built router: an http.Handler, and the route a request's
+// path belongs to, for what must know it before the router runs (CORS).
+type Router struct {
+	exact http.Handler
+	mux   *mux.Router
+	// owner is the route each mux route serves.
+	owner map[*mux.Route]*routes.Route
+}
+
+// ServeHTTP routes r.
+func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.exact.ServeHTTP(w, r) }
+
+// Route returns the route whose template and version r's path matches,
+// whatever r's method, or nil.
+func (rt *Router) Route(r *http.Request) *routes.Route {
+	var m mux.RouteMatch
+	if !rt.mux.Match(r, &m) || m.Route == nil {
+		return nil
+	}
+	return rt.owner[m.Route]
 }
 
 // guard binds the call to its route and version, checks roles, bounds the
 // body and passes the route's upstream call options on.
-func guard(rt *routes.Route, method string, h call.Handler, defaultMax int64, debug *slog.Logger) call.Handler {
+func guard(rt *routes.Route, method string, h call.Handler, o Options, debug *slog.Logger) call.Handler {
 	roles := rt.Spec.Roles[method]
 	if roles == nil {
 		roles = rt.Spec.Roles["*"]
 	}
 	limit := rt.Spec.MaxBodyBytes
 	if limit == 0 {
-		limit = defaultMax
+		limit = o.MaxBodyBytes
 	}
-	opts := upstreams.CallOptions{Timeout: rt.Spec.Timeout, NoRetry: rt.Spec.NoRetry}
+	op, declared := o.Contracts.Of(rt, method)
+	opts := upstreams.CallOptions{Timeout: rt.Spec.Timeout, NoRetry: rt.Spec.NoRetry, MaxAnswer: rt.Spec.MaxAnswerBytes}
 	kind := rt.Spec.Kind
 	if rt.Spec.Action != "" {
 		kind += ":" + rt.Spec.Action
@@ -115,6 +172,11 @@ func guard(rt *routes.Route, method string, h call.Handler, defaultMax int64, de
 		if len(roles) > 0 && !c.Identity.HasRole(roles) {
 			return call.Result{}, envelope.New(envelope.AccessDenied, c.Identity.UserID, strings.Join(roles, ", "))
 		}
+		if declared {
+			if err := checkQuery(r, &op); err != nil {
+				return call.Result{}, err
+			}
+		}
 		if r.ContentLength > limit {
 			return call.Result{}, envelope.New(envelope.RequestTooLarge, fmt.Sprintf("the body is over %d bytes", limit))
 		}
@@ -124,6 +186,19 @@ func guard(rt *routes.Route, method string, h call.Handler, defaultMax int64, de
 		}
 		return h(r, c)
 	}
+}
+
+// checkQuery checks r's query against op: one strict parse, then the
+// declaration (nothing is parsed when there is no query).
+func checkQuery(r *http.Request, op *contract.Operation) error {
+	if r.URL.RawQuery == "" {
+		return op.CheckEmpty()
+	}
+	q, err := call.ParseQuery(r)
+	if err != nil {
+		return err
+	}
+	return op.CheckQuery(q)
 }
 
 // extendDeadlines gives a route's requests their own read and write
@@ -152,6 +227,10 @@ func methodNotAllowed(w *call.Writer, rt *routes.Route, methods []string) http.H
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		c := call.From(r.Context())
 		bind(c, rt, r)
+		if r.Method == http.MethodOptions {
+			w.NoContent(rw, c, methods)
+			return
+		}
 		w.Error(rw, r, c, &envelope.Error{ID: envelope.URLInvalid, Status: http.StatusMethodNotAllowed, Allow: methods,
 			Detail: r.Method + " is not served on " + rt.Template})
 	})

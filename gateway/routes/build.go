@@ -98,7 +98,15 @@ func buildModel(name string, mc config.Model, versions []string) (*Model, []erro
 	if len(mc.Fields) == 0 {
 		errs = append(errs, errorf(path+".fields", "a model needs at least one field"))
 	}
-	m := &Model{Name: name, Fields: mc.Fields, Maps: make(map[string]*mapping.KeyMap)}
+	m := &Model{Name: name, Fields: mc.Fields, Types: mc.Types, Maps: make(map[string]*mapping.KeyMap)}
+	for _, f := range sortedKeys(mc.Types) {
+		if !slices.Contains(mc.Fields, f) {
+			errs = append(errs, errorf(path+".types."+f, "not a field of the model"))
+		}
+		if !slices.Contains(config.FieldTypes(), mc.Types[f]) {
+			errs = append(errs, errorf(path+".types."+f, "must be one of %s, not %q", strings.Join(config.FieldTypes(), ", "), mc.Types[f]))
+		}
+	}
 	for _, v := range sortedKeys(mc.Versions) {
 		if !slices.Contains(versions, v) {
 			errs = append(errs, errorf(path+".versions."+v, "version is not served"))
@@ -165,6 +173,9 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 	if rc.BodyTimeout < 0 {
 		bad(".bodyTimeout", "must not be negative")
 	}
+	if rc.MaxAnswerBytes < 0 {
+		bad(".maxAnswerBytes", "must not be negative")
+	}
 	switch {
 	case rc.Kind != config.KindFiles && rc.MaxConcurrent != 0:
 		bad(".maxConcurrent", "only a files route takes it (uploads in flight)")
@@ -212,6 +223,7 @@ func buildRoute(path string, index int, rc config.Route, cfg *config.Config, t *
 		o := &VersionOptions{MapKeys: boolOr(vc.MapKeys, true), DropNulls: boolOr(vc.DropNulls, true), KeyMap: produces}
 		if o.KeyMap == nil && model != nil {
 			o.KeyMap = model.Maps[v]
+			o.Model = model
 		}
 		if len(vc.Fields) > 0 {
 			for _, f := range vc.Fields {

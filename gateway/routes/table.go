@@ -52,6 +52,8 @@ type VersionOptions struct {
 	KeyMap *mapping.KeyMap
 	// Select keeps only these internal fields of each record; nil keeps all.
 	Select *mapping.FieldSet
+	// Model is the route's model; nil when it has none (or a produces map).
+	Model *Model
 }
 
 // Produces is the internal -> exposed map listed for the route, or nil.
@@ -89,6 +91,9 @@ func (r *Route) Serves(v string) bool { _, ok := r.Versions[v]; return ok }
 type Model struct {
 	Name   string
 	Fields []string
+	// Types maps a field to its JSON type (config.FieldTypes); a field
+	// not listed is a string.
+	Types map[string]string
 	// Maps holds the key map of each served version.
 	Maps map[string]*mapping.KeyMap
 	// TieBreaks lists, per version ("v2: ..."), the derived names several

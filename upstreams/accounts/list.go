@@ -18,6 +18,13 @@ import (
 type Page struct {
 	Limit  int
 	Offset int
+	// Uncounted, with backend paging, has List return the answer without
+	// counting its records (judged as a JSON array by its ends only, as the
+	// whole list is), its Placement's Size -1: for a caller that counts them
+	// as it reads the answer anyway (the gateway's writer, in its rewrite)
+	// and completes the placement with Place, instead of one more pass over
+	// the list here. With adapter paging it changes nothing.
+	Uncounted bool
 }
 
 // Placement says where a list answer sits in the whole list.
@@ -51,13 +58,16 @@ func (c *Client) List(ctx context.Context, page *Page) (*upstreams.Answer, Place
 		}
 		u += "?" + q.Encode()
 	}
-	if page == nil {
-		// The whole list, as the hot path asks for it: not walked here
-		// (the gateway's writer rewrites and validates every byte of it
-		// anyway), so its placement is unknown.
+	if page == nil || page.Uncounted && c.opts.Paging == PagingBackend {
+		// The whole list, as the hot path asks for it, or a page its caller
+		// counts: not walked here (the gateway's writer rewrites and
+		// validates every byte of it anyway), so its placement is unknown.
 		ans, err := c.call(ctx, http.MethodGet, u, nil, wholeList)
 		if err != nil {
 			return nil, Placement{}, err
+		}
+		if page != nil {
+			return ans, Placement{Start: page.Offset, Size: -1, Total: -1}, nil
 		}
 		return ans, Placement{Size: -1, Total: -1}, nil
 	}
@@ -89,21 +99,29 @@ func (c *Client) cut(a *upstreams.Answer, page *Page) (Placement, error) {
 		return Placement{}, invalid("list is not a JSON array", nil)
 	}
 	if c.opts.Paging == PagingBackend {
-		if page.Limit >= 0 && n > page.Limit {
-			return Placement{}, invalid(fmt.Sprintf("the account controller answered %d accounts for limit %d: it does not page "+
-				"(set the upstream's options.paging to adapter)", n, page.Limit), nil)
-		}
-		p := Placement{Start: page.Offset, Size: n, Total: -1, More: page.Limit >= 0 && n == page.Limit && n > 0}
-		if page.Limit < 0 {
-			p.Total = int64(page.Offset + n)
-		}
-		return p, nil
+		return Place(page, n)
 	}
 	out, p, err := window(a.JSON, page.Offset, page.Limit)
 	if err != nil {
 		return Placement{}, invalid("list is not a JSON array", err)
 	}
 	a.JSON = out
+	return p, nil
+}
+
+// Place is the placement of a backend-paged answer of n records to page,
+// or the error (KindInvalid, 502) of a backend that answered more records
+// than the page's limit: it does not page, and would answer every call with
+// the whole list.
+func Place(page *Page, n int) (Placement, error) {
+	if page.Limit >= 0 && n > page.Limit {
+		return Placement{}, invalid(fmt.Sprintf("the account controller answered %d accounts for limit %d: it does not page "+
+			"(set the upstream's options.paging to adapter)", n, page.Limit), nil)
+	}
+	p := Placement{Start: page.Offset, Size: n, Total: -1, More: page.Limit >= 0 && n == page.Limit && n > 0}
+	if page.Limit < 0 {
+		p.Total = int64(page.Offset + n)
+	}
 	return p, nil
 }
 

@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -148,7 +147,7 @@ func (c *Client) get(ctx context.Context, path string, query url.Values) ([]byte
 		return nil, upstreams.TransportError(ctx, Upstream, err)
 	}
 	defer resp.Body.Close()
-	body, readErr := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
+	body, readErr := upstreams.ReadAnswer(resp, maxBodyBytes)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, statusError(resp.StatusCode, body)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
@@ -28,7 +27,7 @@ func readAnswer(ctx context.Context, resp *http.Response, files []File) ([]Resul
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, upstreams.ReadStatusError(Name, resp)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	body, err := upstreams.ReadAnswer(resp, maxAnswer)
 	if err != nil {
 		return nil, upstreams.TransportError(ctx, Name, err)
 	}

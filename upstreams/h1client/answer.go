@@ -10,16 +10,18 @@ import (
 	"github.com/restgate/gateway/upstreams/h1wire"
 )
 
-// maxHeadBytes bounds an answer's head (status line, fields and the blank
-// line). It is net/http's Transport default, the bound the fallback
-// applies, so both paths refuse the same heads.
-const maxHeadBytes = 10 << 20
+// MaxHeadBytes bounds an answer's head (status line, fields and the blank
+// line): 1 MiB, net/http's server default for request heads. net/http's
+// Transport allows 10 MiB; the shared client sets its fallback to this
+// bound (MaxResponseHeaderBytes), so both paths refuse the same heads, and
+// no backend makes a call hold 10 MiB before its body starts.
+const MaxHeadBytes = 1 << 20
 
 // ErrMalformedAnswer is wrapped by the errors of an answer head that is not
 // HTTP/1.x: a bad status line, field line or framing field.
 var ErrMalformedAnswer = errors.New("h1client: malformed answer")
 
-// ErrHeadTooLarge is returned for an answer head longer than 10 MiB.
+// ErrHeadTooLarge is returned for an answer head longer than MaxHeadBytes.
 var ErrHeadTooLarge = errors.New("h1client: answer head too large")
 
 // readResponse reads one answer head from br and decides its framing as
@@ -27,7 +29,7 @@ var ErrHeadTooLarge = errors.New("h1client: answer head too large")
 // answerBody (resp.Body is left to the caller unless there is no body, when
 // it is http.NoBody).
 func readResponse(br *bufio.Reader, req *http.Request) (*http.Response, answerBody, error) {
-	head, err := readHead(br, maxHeadBytes)
+	head, err := readHead(br, MaxHeadBytes)
 	if err != nil {
 		return nil, answerBody{}, err
 	}

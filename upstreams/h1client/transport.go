@@ -16,7 +16,7 @@
 // tokens). Answers are parsed here too, into one string per head, with the
 // framing (Content-Length, chunked, close-delimited) net/http's client
 // decides; a differential fuzz test holds the two parsers together. Heads
-// are bounded at 10 MiB, net/http's Transport default. The transport
+// are bounded at MaxHeadBytes (1 MiB). The transport
 // takes only what it can run without a second goroutine:
 // plain-http requests with no body or a replayable body of known length, no
 // proxy, no Expect or Upgrade. Everything else (https with HTTP/2, proxies,

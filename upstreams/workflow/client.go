@@ -77,7 +77,7 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 		return nil, upstreams.TransportError(ctx, Upstream, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	raw, err := upstreams.ReadAnswer(resp, maxBody)
 	if err != nil {
 		return nil, upstreams.TransportError(ctx, Upstream, err)
 	}

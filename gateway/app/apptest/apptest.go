@@ -8,13 +8,17 @@ package apptest
 // (idle unless asked for), v2's derived key map, null removal, the
 // upstream's breaker and retries, metrics, and the call log shipped to a
 // collector; tracing when GATEWAY_TRACING is true (collector and sampler
-// from the OTEL_* variables). It reads GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN,
-// GATEWAY_TLS (default auto), GATEWAY_ENGINE (the API listener's and the
-// upstream transport's HTTP/1 engines, default fast), GATEWAY_DATA_DIR,
-// GATEWAY_LOG_COLLECTOR_URL, GATEWAY_TRACING, ACCOUNTS_URL, and for the
-// cluster target GATEWAY_RATE_LIMIT_RPS, GATEWAY_RATE_LIMIT_BURST,
-// GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL; what is unset takes its
-// default (no rate limit, the memory store, no tracing).
+// from the OTEL_* variables). It reads GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN, GATEWAY_TLS
+// (default auto), GATEWAY_ENGINE (the API listener's and the upstream
+// transport's HTTP/1 engines, default fast), GATEWAY_DATA_DIR, GATEWAY_LOG_COLLECTOR_URL,
+// GATEWAY_TRACING, ACCOUNTS_URL, and for the cluster target GATEWAY_RATE_LIMIT_RPS,
+// GATEWAY_RATE_LIMIT_BURST, GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL,
+// GATEWAY_MAX_OUTPUT (mapping.maxOutputChars) and
+// GATEWAY_ACCOUNTS_PAGING (the accounts upstream's options.paging) for the
+// payload sweep's large pages, and GATEWAY_COMPRESSION
+// (server.compression.enabled); what is unset takes its default (no rate
+// limit, the memory store, the shipped output limit, adapter paging as in
+// the shipped config, no compression, no tracing).
 const AccountsConfig = `server:
   listen: ${GATEWAY_LISTEN:-}
   adminListen: ${GATEWAY_ADMIN_LISTEN:-}
@@ -22,7 +26,11 @@ const AccountsConfig = `server:
   http1: ${GATEWAY_ENGINE:-fast}
   dataDir: ${GATEWAY_DATA_DIR:-}
   pprof: true
+  compression:
+    enabled: ${GATEWAY_COMPRESSION:-false}
 versions: [v1, v2, v3]
+mapping:
+  maxOutputChars: ${GATEWAY_MAX_OUTPUT:-50000}
 auth:
   mode: none
   rateLimit:
@@ -52,6 +60,7 @@ upstreams:
     timeout: 10s
     breaker: {consecutiveFailures: 10, failureRatio: 0.5, minRequests: 20, openTimeout: 30s, halfOpenRequests: 1}
     retry: {attempts: 2, backoff: 25ms, budget: 0.1}
+    options: {paging: "${GATEWAY_ACCOUNTS_PAGING:-adapter}"}
 routes:
   - path: "/{version}/accounts"
     kind: accounts

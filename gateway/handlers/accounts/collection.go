@@ -105,11 +105,25 @@ func (h *collection) list(r *http.Request, _ *call.Call) (call.Result, error) {
 			return call.Result{}, err
 		}
 	}
+	if page != nil {
+		page.Uncounted = true // the writer counts the page as it rewrites it
+	}
 	body, at, err := h.client.List(r.Context(), page)
 	if err != nil {
 		return call.Result{}, call.Upstream(err, envelope.SObjectOperationFailed)
 	}
-	return call.Result{JSON: body.JSON, Owner: body, Page: pageOf(r, q, page, at)}, nil
+	res := call.Result{JSON: body.JSON, Owner: body, Page: pageOf(r, q, page, at), SizeParam: "limit"}
+	if page != nil && at.Size < 0 {
+		res.Page = nil
+		res.Paging = func(n int) (*envelope.Page, error) {
+			at, err := accounts.Place(page, n)
+			if err != nil {
+				return nil, call.Upstream(err, envelope.SObjectOperationFailed)
+			}
+			return pageOf(r, q, page, at), nil
+		}
+	}
+	return res, nil
 }
 
 func (h *collection) create(r *http.Request, c *call.Call) (call.Result, error) {

@@ -69,6 +69,12 @@ func TestCollectionContract(t *testing.T) {
 			wantStatus:   502, wantCode: "CALLOUT_FAILED",
 		},
 		{
+			desc: "paging backend: a page that is not JSON is refused by the rewrite that counts it", method: "GET", path: "/v2/accounts?limit=2&offset=0",
+			script:       map[string][]reply{"GET /api/v1/account/?limit=2&offset=0": {{200, `[{"Id":"` + idA + `"},{"Id":x}]`}}},
+			wantUpstream: []string{"GET /api/v1/account/?limit=2&offset=0"},
+			wantStatus:   502, wantCode: "CALLOUT_FAILED", wantMessage: "not valid JSON",
+		},
+		{
 			desc: "paging adapter: the offset is applied to a list no longer than the limit", method: "GET",
 			path:         "/v2/accounts?limit=10&offset=5",
 			backend:      &originalController,
@@ -259,7 +265,7 @@ func TestCollectionContract(t *testing.T) {
 		},
 		{
 			desc: "PATCH on the collection", method: "PATCH", path: "/v2/accounts", body: `{}`,
-			wantStatus: 405, wantCode: "URL_INVALID", wantAllow: "DELETE, GET, POST, PUT",
+			wantStatus: 405, wantCode: "URL_INVALID", wantAllow: "DELETE, GET, HEAD, OPTIONS, POST, PUT",
 		},
 		{
 			desc: "a version that is not served", method: "GET", path: "/v4/accounts",

@@ -100,7 +100,7 @@ func TestItemContract(t *testing.T) {
 		},
 		{
 			desc: "POST on an account", method: "POST", path: "/v2/accounts/" + idA, body: `{"name":"N"}`,
-			wantStatus: 405, wantCode: "URL_INVALID", wantAllow: "DELETE, GET, PUT",
+			wantStatus: 405, wantCode: "URL_INVALID", wantAllow: "DELETE, GET, HEAD, OPTIONS, PUT",
 		},
 	})
 }

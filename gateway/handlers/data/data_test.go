@@ -134,8 +134,11 @@ func TestErrors(t *testing.T) {
 			assert.Equal(t, tt.code, a.ResponseCode.ID)
 			assert.Contains(t, a.ResponseCode.FormattedClientMessage, tt.client)
 			assert.Contains(t, a.ResponseCode.FormattedSystemMessage, tt.system)
-			if tt.system != "" {
-				assert.NotContains(t, a.ResponseCode.FormattedClientMessage, tt.system, "backend text only in the system message")
+			switch {
+			case tt.system != "" && tt.status < 500:
+				assert.Contains(t, a.ResponseCode.FormattedClientMessage, tt.system, "a rejection's reason reaches the client")
+			case tt.system != "":
+				assert.NotContains(t, a.ResponseCode.FormattedClientMessage, tt.system, "a failure's text only in the system message")
 			}
 		})
 	}

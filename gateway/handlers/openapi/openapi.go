@@ -1,16 +1,23 @@
 // Package openapi serves GET /{version}/settings/openapi: the OpenAPI 3.1
 // document of one version, generated from the route table the router is
-// built from, so it describes exactly what is served.
+// built from and from the operations each route kind declares
+// (gateway/contract), which the router also checks requests against, so
+// the document describes exactly what is served and checked.
 package openapi
 
 import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/contract"
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
 )
@@ -18,22 +25,38 @@ import (
 // title is the document's info.title.
 const title = "Gateway API"
 
+// Settings are what the document says beyond the routes: how callers
+// authenticate and how errors are answered.
+type Settings struct {
+	// AuthMode is auth.mode: none, jwt or apikey.
+	AuthMode string
+	// Always200 is errors.statusMode always200: errors are answered 200.
+	Always200 bool
+	// RateLimited: auth.rateLimit is on, so any operation may answer 429.
+	RateLimited bool
+	// ServerURL is the document's server; "" is "/", the origin the
+	// document was fetched from.
+	ServerURL string
+}
+
+// SettingsOf returns the document settings of cfg.
+func SettingsOf(cfg *config.Config) Settings {
+	return Settings{AuthMode: cfg.Auth.Mode, Always200: cfg.Errors.StatusMode == config.StatusAlways200,
+		RateLimited: cfg.Auth.RateLimit.RequestsPerSecond > 0, ServerURL: cfg.Server.PublicURL}
+}
+
 // New returns the factory of kind openapi. The document of every served
 // version is rendered once, when the router is built; a reload renders new
-// ones. It lists each route serving that version with {version} replaced,
-// its path parameters and (proxy routes) passed query parameters, each
-// method with its summary, request bodies of POST, PUT and PATCH, the
-// envelope and error envelope, and per route the record's field names as
-// that version exposes them.
+// ones.
 //
 // The document is answered raw (call.Document), not enveloped: OpenAPI
 // tools read the document itself and would not find it inside "result".
 // Errors on this route are still enveloped.
-func New(t *routes.Table) router.Factory {
+func New(t *routes.Table, reg contract.Registry, s Settings) router.Factory {
 	return func(*routes.Route) (map[string]call.Handler, error) {
 		docs := make(map[string][]byte, len(t.Versions))
 		for _, v := range t.Versions {
-			b, err := json.Marshal(Document(t, v))
+			b, err := json.Marshal(Document(t, reg, s, v))
 			if err != nil {
 				return nil, fmt.Errorf("openapi document of %s: %w", v, err)
 			}
@@ -45,83 +68,176 @@ func New(t *routes.Table) router.Factory {
 	}
 }
 
-// Document builds the OpenAPI 3.1 document of version v of t.
-func Document(t *routes.Table, v string) map[string]any {
-	paths := obj{}
+// Document builds the OpenAPI 3.1 document of version v of t: every
+// operation declared in reg with its parameters, body, answers per status
+// and security, the envelope and error schemas, and each route's record
+// as v exposes it.
+func Document(t *routes.Table, reg contract.Registry, s Settings, v string) *openapi3.T {
+	b := &builder{settings: s, version: v, schemas: commonSchemas(), ids: map[string]int{}}
+	doc := &openapi3.T{
+		OpenAPI: "3.1.0",
+		Info: &openapi3.Info{Title: title, Version: v, Description: b.description(),
+			License: &openapi3.License{Name: "Proprietary", Identifier: "LicenseRef-Proprietary"}},
+		Servers: openapi3.Servers{{URL: cmpOr(s.ServerURL, "/"), Description: "this gateway"}},
+		Paths:   openapi3.NewPaths(),
+		Components: &openapi3.Components{Schemas: b.schemas, Responses: openapi3.ResponseBodies{},
+			SecuritySchemes: securitySchemes(s.AuthMode)},
+	}
 	for _, rt := range t.Routes {
 		o, ok := rt.Versions[v]
 		if !ok {
 			continue
 		}
 		path := strings.Replace(rt.Template, "{version}", v, 1)
-		item, _ := paths[path].(obj)
+		item := doc.Paths.Value(path)
 		if item == nil {
-			item = obj{}
-			if params := pathParams(rt.Template); len(params) > 0 {
-				item["parameters"] = params
-			}
-			paths[path] = item
+			item = &openapi3.PathItem{}
+			doc.Paths.Set(path, item)
 		}
 		for _, m := range rt.Spec.Methods {
-			item[strings.ToLower(m)] = operation(rt, m, o)
+			op, declared := reg.Of(rt, m)
+			if !declared {
+				op = contract.Operation{}
+			}
+			item.SetOperation(m, b.operation(rt, m, o, op))
 		}
 	}
-	return obj{
-		"openapi": "3.1.0",
-		"info": obj{"title": title, "version": v,
-			"description": "Every answer is an envelope (Envelope) or an error envelope (ErrorEnvelope) whose responseCode names the error."},
-		"paths":      paths,
-		"components": obj{"schemas": commonSchemas()},
-	}
+	doc.Components.Responses["Error"] = &openapi3.ResponseRef{Value: errorResponse(b.settings.Always200)}
+	return doc
 }
 
-func pathParams(template string) []any {
-	var out []any
-	for _, p := range routes.PathParams(template) {
-		out = append(out, obj{"name": p, "in": "path", "required": true, "schema": obj{"type": "string"}})
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+type builder struct {
+	settings Settings
+	version  string
+	schemas  openapi3.Schemas
+	// ids counts the operationIds given, to make each unique.
+	ids map[string]int
+}
+
+func (b *builder) description() string {
+	d := "Every answer is an envelope (Envelope) or an error envelope (ErrorEnvelope) whose responseCode names " +
+		"the error. A query parameter an operation does not list is refused with PARAMETER_INVALID (400). " +
+		"Every GET also answers HEAD (its headers, no body); OPTIONS answers the Allow list."
+	if b.settings.Always200 {
+		d += " This gateway answers errors with HTTP status 200 (errors.statusMode always200): an answer is an " +
+			"error when it has a responseCode member."
+	}
+	return d
+}
+
+func (b *builder) operation(rt *routes.Route, method string, o *routes.VersionOptions, op contract.Operation) *openapi3.Operation {
+	rec := b.records(o)
+	out := &openapi3.Operation{Summary: rt.Spec.Summary, Description: op.Description,
+		OperationID: b.operationID(op.ID, method, rt.Template), Responses: openapi3.NewResponses()}
+	if out.Summary == "" {
+		out.Summary = method + " " + rt.Template
+	}
+	out.Parameters = parameters(rt.Template, op)
+	if op.Body != nil {
+		out.RequestBody = &openapi3.RequestBodyRef{Value: requestBody(op.Body, rec)}
+	}
+	sec := openapi3.SecurityRequirements{}
+	if name := schemeName(b.settings.AuthMode); name != "" {
+		sec = append(sec, openapi3.SecurityRequirement{name: []string{}})
+	}
+	out.Security = &sec
+	b.responses(out.Responses, rt, method, op, rec)
+	return out
+}
+
+// operationID is id (or one made of method and template), unique in the
+// document.
+func (b *builder) operationID(id, method, template string) string {
+	if id == "" {
+		id = strings.ToLower(method) + strings.NewReplacer("/", "_", "{", "", "}", "").Replace(template)
+	}
+	b.ids[id]++
+	if n := b.ids[id]; n > 1 {
+		id += strconv.Itoa(n)
+	}
+	return id
+}
+
+// parameters are op's path and query parameters; a path parameter of the
+// template that op does not declare is a required string.
+func parameters(template string, op contract.Operation) openapi3.Parameters {
+	var out openapi3.Parameters
+	for _, name := range routes.PathParams(template) {
+		p := contract.Param{Name: name, Required: true}
+		if i := slices.IndexFunc(op.Path, func(d contract.Param) bool { return d.Name == name }); i >= 0 {
+			p = op.Path[i]
+			p.Required = true
+		}
+		out = append(out, &openapi3.ParameterRef{Value: parameter(p, openapi3.ParameterInPath)})
+	}
+	for _, p := range op.Query {
+		out = append(out, &openapi3.ParameterRef{Value: parameter(p, openapi3.ParameterInQuery)})
 	}
 	return out
 }
 
-func operation(rt *routes.Route, method string, o *routes.VersionOptions) obj {
-	op := obj{"responses": responses(rt, o)}
-	if rt.Spec.Summary != "" {
-		op["summary"] = rt.Spec.Summary
-	}
-	if rt.Spec.Kind == config.KindProxy && len(rt.Spec.Query) > 0 {
-		var qs []any
-		for _, q := range rt.Spec.Query {
-			qs = append(qs, obj{"name": q, "in": "query", "required": false, "schema": obj{"type": "string"}})
+func parameter(p contract.Param, in string) *openapi3.Parameter {
+	var s *openapi3.Schema
+	switch p.Type {
+	case contract.Integer:
+		s = openapi3.NewIntegerSchema().WithMin(float64(p.Min)).WithMax(float64(p.Max))
+	case contract.Boolean:
+		s = openapi3.NewBoolSchema()
+	default:
+		s = openapi3.NewStringSchema()
+		if p.Enum != nil {
+			vals := make([]any, len(p.Enum))
+			for i, e := range p.Enum {
+				vals[i] = e
+			}
+			s.Enum = vals
+		} else {
+			s.MinLength = 1
 		}
-		op["parameters"] = qs
-	}
-	switch method {
-	case http.MethodPost, http.MethodPut, http.MethodPatch:
-		body := recordSchema(o)
-		if body == nil {
-			body = obj{}
+		if p.MaxLength > 0 {
+			s.WithMaxLength(int64(p.MaxLength))
 		}
-		op["requestBody"] = obj{"content": obj{"application/json": obj{"schema": body}}}
+		s.Pattern = p.Pattern
 	}
-	return op
+	if p.Default != "" {
+		s.Default = typedDefault(p)
+	}
+	desc := p.Description
+	if p.Backend != "" {
+		desc = strings.TrimSpace(desc + "; sent to the backend as " + p.Backend)
+	}
+	return &openapi3.Parameter{Name: p.Name, In: in, Required: p.Required, Description: desc,
+		Schema: &openapi3.SchemaRef{Value: s}}
 }
 
-func responses(rt *routes.Route, o *routes.VersionOptions) obj {
-	errResp := obj{"description": "an error; responseCode names it",
-		"content": obj{"application/json": obj{"schema": ref("ErrorEnvelope")}}}
-	if rt.Spec.Kind == config.KindOpenAPI {
-		return obj{
-			"200":     obj{"description": "this document, not enveloped", "content": obj{"application/json": obj{"schema": obj{"type": "object"}}}},
-			"default": errResp,
-		}
+func typedDefault(p contract.Param) any {
+	switch p.Type {
+	case contract.Integer:
+		n, _ := strconv.ParseInt(p.Default, 10, 64)
+		return n
+	case contract.Boolean:
+		return p.Default == "true"
 	}
-	result := obj{}
-	if rec := recordSchema(o); rec != nil {
-		result = obj{"anyOf": []any{rec, obj{"type": "array", "items": rec}, obj{"const": ""}}}
+	return p.Default
+}
+
+func requestBody(body *contract.Body, rec contract.RecordSchemas) *openapi3.RequestBody {
+	media := cmpOr(body.Media, contract.JSON)
+	schema := contract.AnyObject()
+	if body.Shape != nil {
+		schema = body.Shape(rec)
 	}
-	ok := obj{"allOf": []any{ref("Envelope"), obj{"properties": obj{"result": result}}}}
-	return obj{
-		"2XX":     obj{"description": "the envelope", "content": obj{"application/json": obj{"schema": ok}}},
-		"default": errResp,
+	mt := &openapi3.MediaType{Schema: &openapi3.SchemaRef{Value: schema}}
+	if media == contract.Multipart {
+		mt.Encoding = map[string]*openapi3.Encoding{"file": {ContentType: "application/octet-stream"}}
 	}
+	return &openapi3.RequestBody{Description: body.Description, Required: body.Required,
+		Content: openapi3.Content{media: mt}}
 }

@@ -17,8 +17,10 @@ import (
 
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/contract"
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/handlers/openapi"
+	"github.com/restgate/gateway/gateway/handlers/proxy"
 	"github.com/restgate/gateway/gateway/handlers/settings"
 	"github.com/restgate/gateway/gateway/middleware"
 	"github.com/restgate/gateway/gateway/router"
@@ -52,6 +54,15 @@ func testTable(t testing.TB) *routes.Table {
 	return table
 }
 
+// registry declares the test table's kinds as the gateway does.
+func registry() contract.Registry {
+	return contract.Registry{
+		config.KindEndpoints: settings.EndpointsContract,
+		config.KindOpenAPI:   openapi.Contract,
+		config.KindProxy:     proxy.Contract(func(string) bool { return false }),
+	}
+}
+
 // noop stands in for the proxy handlers, which this package does not test.
 func noop(rt *routes.Route) (map[string]call.Handler, error) {
 	out := map[string]call.Handler{}
@@ -65,9 +76,9 @@ func newGateway(t testing.TB) http.Handler {
 	t.Helper()
 	table := testTable(t)
 	w := call.NewWriter(call.WriterConfig{Catalog: envelope.NewCatalog(), MaxOutput: 50000, MaxDepth: 64})
-	h, err := router.New(table, router.Options{Writer: w, MaxBodyBytes: 1 << 20, Kinds: map[string]router.Factory{
+	h, err := router.New(table, router.Options{Writer: w, MaxBodyBytes: 1 << 20, Contracts: registry(), Kinds: map[string]router.Factory{
 		config.KindEndpoints: settings.Endpoints(table),
-		config.KindOpenAPI:   openapi.New(table),
+		config.KindOpenAPI:   openapi.New(table, registry(), openapi.Settings{AuthMode: config.AuthNone}),
 		config.KindProxy:     noop,
 	}})
 	require.NoError(t, err)
@@ -80,12 +91,15 @@ func TestDocumentIsValidOpenAPI31(t *testing.T) {
 	tests := []struct {
 		desc, version string
 		paths, absent []string
-		contactFields []string
+		// contactFields a body takes (every mapped field), listed the
+		// fields a record of the list has (the version's selection).
+		contactFields, listed []string
 	}{
 		{desc: "v1", version: "v1", paths: []string{"/v1/contacts", "/v1/settings/openapi", "/v1/settings/endpoints"},
-			absent: []string{"/v1/contacts/{contactId}"}, contactFields: []string{"id", "lastname"}},
+			absent: []string{"/v1/contacts/{contactId}"}, contactFields: []string{"email", "firstname", "id", "lastname"},
+			listed: []string{"id", "lastname"}},
 		{desc: "v2", version: "v2", paths: []string{"/v2/contacts", "/v2/contacts/{contactId}"},
-			contactFields: []string{"email", "firstName", "id", "lastName"}},
+			contactFields: []string{"email", "firstName", "id", "lastName"}, listed: []string{"email", "firstName", "id", "lastName"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -119,8 +133,16 @@ func TestDocumentIsValidOpenAPI31(t *testing.T) {
 				fields = append(fields, f)
 			}
 			assert.ElementsMatch(t, tt.contactFields, fields)
+			assert.False(t, *body.AdditionalProperties.Has, "a body refuses fields the model does not have")
+			result := list.Get.Responses.Status(200).Value.Content.Get("application/json").Schema.Value.AllOf[1].Value.Properties["result"].Value
+			fields = nil
+			for f := range result.Properties {
+				fields = append(fields, f)
+			}
+			assert.ElementsMatch(t, tt.listed, fields)
 			if item := doc.Paths.Value("/" + tt.version + "/contacts/{contactId}"); item != nil {
-				assert.NotNil(t, item.Parameters.GetByInAndName("path", "contactId"))
+				assert.NotNil(t, item.Get.Parameters.GetByInAndName("path", "contactId"))
+				assert.NotNil(t, item.Patch.Parameters.GetByInAndName("path", "contactId"))
 			}
 			assert.Contains(t, doc.Components.Schemas, "ErrorEnvelope")
 			assert.Contains(t, doc.Components.Schemas["ResponseCode"].Value.Properties, "formattedClientMessage")
@@ -130,7 +152,7 @@ func TestDocumentIsValidOpenAPI31(t *testing.T) {
 
 func TestDocumentGolden(t *testing.T) {
 	t.Parallel()
-	got, err := json.MarshalIndent(openapi.Document(testTable(t), "v2"), "", "  ")
+	got, err := json.MarshalIndent(openapi.Document(testTable(t), registry(), openapi.Settings{AuthMode: config.AuthJWT}, "v2"), "", "  ")
 	require.NoError(t, err)
 	path := filepath.Join("testdata", "openapi_v2.json")
 	if *update {
@@ -167,9 +189,8 @@ func BenchmarkServeDocument(b *testing.B) {
 // a path parameter the path does not have is refused.
 func TestValidatorRejectsBrokenDocument(t *testing.T) {
 	t.Parallel()
-	doc := openapi.Document(testTable(t), "v2")
-	paths := doc["paths"].(map[string]any)
-	paths["/v2/broken"] = paths["/v2/contacts/{contactId}"]
+	doc := openapi.Document(testTable(t), registry(), openapi.Settings{AuthMode: config.AuthJWT}, "v2")
+	doc.Paths.Set("/v2/broken", doc.Paths.Value("/v2/contacts/{contactId}"))
 	b, err := json.Marshal(doc)
 	require.NoError(t, err)
 	loaded, err := openapi3.NewLoader().LoadFromData(b)

@@ -215,7 +215,7 @@ func (p *proxy) read(resp *http.Response) ([]byte, error) {
 
 // answer reads a 2xx answer into the handler's result.
 func (p *proxy) answer(resp *http.Response) (call.Result, error) {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, p.opts.MaxAnswerBytes+1))
+	data, err := upstreams.ReadAnswer(resp, p.opts.MaxAnswerBytes)
 	if err != nil {
 		return call.Result{}, call.Upstream(err, envelope.SObjectOperationFailed)
 	}

@@ -192,7 +192,7 @@ func listResult(r *http.Request, q map[string][]string, list engine.List, size i
 	if err != nil {
 		return call.Result{}, call.Upstream(invalid(err), envelope.QueryOperationFailed)
 	}
-	return call.Result{JSON: out, Page: page(r, q, list, size)}, nil
+	return call.Result{JSON: out, Page: page(r, q, list, size), SizeParam: "size"}, nil
 }
 
 // invalid is the upstream error of an engine answer the gateway cannot
@@ -205,7 +205,8 @@ func invalid(err error) error {
 // the engine is PARAMETER_INVALID naming the parameter; the engine's
 // rejection is rejectedID with the engine's status, and a 403, the engine
 // refusing the operation itself (engine.BusinessRefusal), tells the client
-// the engine's reason; the rest is CALLOUT_FAILED (call.Upstream).
+// the engine's reason (as every rejection does); the rest is CALLOUT_FAILED
+// (call.Upstream).
 func fail(err error, rejectedID string) error {
 	if err == nil {
 		return nil
@@ -216,12 +217,5 @@ func fail(err error, rejectedID string) error {
 		e.Cause = err
 		return e
 	}
-	out := call.Upstream(err, rejectedID)
-	if ue := upstreams.AsError(err); ue != nil && ue.Kind == upstreams.KindRejected && ue.Status == http.StatusForbidden {
-		var ee *envelope.Error
-		if errors.As(out, &ee) {
-			ee.Detail = envelope.StripMarkup(upstreams.TrimMessage(ue.Message))
-		}
-	}
-	return out
+	return call.Upstream(err, rejectedID)
 }

@@ -1,0 +1,73 @@
+package contract
+
+import "github.com/getkin/kin-openapi/openapi3"
+
+// Record is the route's record in an answer; any JSON object when the
+// route has none.
+func Record(r RecordSchemas) *openapi3.Schema {
+	if r.Out == nil {
+		return AnyObject()
+	}
+	return r.Out
+}
+
+// Records is an array of the route's records.
+func Records(r RecordSchemas) *openapi3.Schema {
+	return openapi3.NewArraySchema().WithItems(Record(r))
+}
+
+// Input is the route's record in a request body; any JSON object when the
+// route has none.
+func Input(r RecordSchemas) *openapi3.Schema {
+	if r.In == nil {
+		return AnyObject()
+	}
+	return r.In
+}
+
+// Empty is the result "" of an operation that produces nothing.
+func Empty(RecordSchemas) *openapi3.Schema {
+	return &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}, Const: "",
+		Description: "the empty string: the operation produces nothing"}
+}
+
+// Fixed is a shape that does not depend on the route's record.
+func Fixed(s *openapi3.Schema) Shape {
+	return func(RecordSchemas) *openapi3.Schema { return s }
+}
+
+// AnyObject is a JSON object with any members.
+func AnyObject() *openapi3.Schema {
+	return openapi3.NewObjectSchema().WithAnyAdditionalProperties()
+}
+
+// Nullable adds null to s's types.
+func Nullable(s *openapi3.Schema) *openapi3.Schema {
+	if s.Type != nil && !s.Type.Includes(openapi3.TypeNull) {
+		t := append(s.Type.Clone(), openapi3.TypeNull)
+		s.Type = &t
+	}
+	return s
+}
+
+// Str is a string schema with a description.
+func Str(description string) *openapi3.Schema {
+	s := openapi3.NewStringSchema()
+	s.Description = description
+	return s
+}
+
+// Obj is an object schema of props, open to further members, with the
+// required ones listed.
+func Obj(props map[string]*openapi3.Schema, required ...string) *openapi3.Schema {
+	s := openapi3.NewObjectSchema().WithProperties(props)
+	if len(required) > 0 {
+		s.Required = required
+	}
+	return s
+}
+
+// Closed is Obj refusing members it does not list.
+func Closed(props map[string]*openapi3.Schema, required ...string) *openapi3.Schema {
+	return Obj(props, required...).WithoutAdditionalProperties()
+}

@@ -1,0 +1,85 @@
+package upstreams
+
+import "sync"
+
+// Buffer sizes come in classes, each twice the one before, from
+// MinBuffer to MaxPooledBuffer; a buffer larger than the largest class is
+// allocated at its exact size and left to the garbage collector, so a rare
+// huge answer does not pin its memory in a pool. Between classes a buffer
+// wastes less than half of itself.
+const (
+	// MinBuffer is the smallest class.
+	MinBuffer = 4 << 10
+	// MaxPooledBuffer is the largest class kept for reuse.
+	MaxPooledBuffer = 4 << 20
+	// bufferClasses is the number of classes, 4 KiB to 4 MiB.
+	bufferClasses = 11
+)
+
+// Buffers pools byte buffers by size class, so that answers of a steady
+// size neither allocate nor zero a buffer each, and a buffer is never
+// larger than twice what it was asked for. The zero value is ready to use;
+// safe for concurrent use.
+type Buffers struct {
+	classes [bufferClasses]sync.Pool
+}
+
+// Get returns an empty buffer of at least n bytes' capacity: a pooled one
+// of n's class, a new one of the class's size, or, past the largest class,
+// a new one of exactly n.
+func (p *Buffers) Get(n int) *[]byte {
+	c, size := classFor(n)
+	if c < 0 {
+		b := make([]byte, 0, n)
+		return &b
+	}
+	if bp, _ := p.classes[c].Get().(*[]byte); bp != nil {
+		return bp
+	}
+	b := make([]byte, 0, size)
+	return &b
+}
+
+// Put gives a buffer from Get back (its contents are dropped); one whose
+// capacity is not a class size is left to the garbage collector.
+func (p *Buffers) Put(bp *[]byte) {
+	if c := classOf(cap(*bp)); c >= 0 {
+		*bp = (*bp)[:0]
+		p.classes[c].Put(bp)
+	}
+}
+
+// classOf returns the class whose size is exactly n, or -1.
+func classOf(n int) int {
+	size := MinBuffer
+	for c := range bufferClasses {
+		if n == size {
+			return c
+		}
+		size *= 2
+	}
+	return -1
+}
+
+// classFor returns the smallest class of at least n bytes and its size;
+// -1 when n is larger than every class.
+func classFor(n int) (int, int) {
+	size := MinBuffer
+	for c := range bufferClasses {
+		if n <= size {
+			return c, size
+		}
+		size *= 2
+	}
+	return -1, 0
+}
+
+// capped is Get for a buffer that must not pass limit+1 bytes: n's class
+// when it fits, else exactly limit+1 bytes (not pooled).
+func (p *Buffers) capped(n int, limit int64) *[]byte {
+	if _, size := classFor(n); size > 0 && int64(size) <= limit+1 {
+		return p.Get(n)
+	}
+	b := make([]byte, 0, min(int64(max(n, 0)), limit+1))
+	return &b
+}
