@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every native fuzz target of the HTTP/1 packages (the server, the
 # client transport and the syntax they share), of the envelope (templates,
-# timestamps, the backend reasons' sanitiser) and of the query checks of
-# gateway/contract for a bounded time each,
+# timestamps, the backend reasons' sanitiser), of the query checks of
+# gateway/contract and of the call log (its disk queue's recovery from
+# damaged files, its record and answer decoders, redaction) for a bounded
+# time each,
 # beyond the seed corpora that `go test ./...` already runs. FUZZTIME sets
 # the time per target (default 20s); a failing input is written under the
 # package's testdata/fuzz and fails the run.
@@ -10,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 fuzztime="${FUZZTIME:-20s}"
-packages=(./upstreams/h1wire ./upstreams/h1client ./gateway/server/h1server ./gateway/envelope ./gateway/contract)
+packages=(./upstreams/h1wire ./upstreams/h1client ./gateway/server/h1server ./gateway/envelope ./gateway/contract
+  ./gateway/calllog/diskqueue ./gateway/calllog)
 
 for pkg in "${packages[@]}"; do
   for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz'); do

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -143,10 +144,14 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	err = srv.Serve(ctx, func() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(context.Background(), cfg.Server.Timeouts.Shutdown)
 	})
-	flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	flushCtx, cancel := context.WithTimeout(context.Background(), cfg.Log.ShutdownFlush)
 	defer cancel()
 	if ferr := shipper.Close(flushCtx); ferr != nil {
-		logger.Warn("call log not fully flushed", "err", ferr)
+		lost, kept := 0, 0
+		if fe := (*calllog.FlushError)(nil); errors.As(ferr, &fe) {
+			lost, kept = fe.Lost, fe.Kept
+		}
+		logger.Warn("call log not fully flushed", "lost", lost, "kept_on_disk", kept, "err", ferr)
 	}
 	logger.Info("gateway stopped")
 	return err
@@ -158,6 +163,11 @@ func shipperConfig(l config.Log) calllog.Config {
 	client := l.Collector
 	client.Timeout = l.Timeout
 	client.Retry.Attempts = max(l.MaxRetries, 0) + 1
-	return calllog.Config{URL: l.CollectorURL, Format: l.Format, QueueSize: l.QueueSize, BatchSize: l.BatchSize,
-		FlushInterval: l.FlushInterval, MaxBodyBytes: l.MaxBodyBytes, RedactFields: l.RedactFields, Client: client}
+	return calllog.Config{URL: l.CollectorURL, Sink: l.Sink, Format: l.Format, QueueSize: l.QueueSize,
+		BatchSize: l.BatchSize, MaxBatchSize: l.MaxBatchSize, MaxBatchBytes: l.MaxBatchBytes, Senders: l.Senders,
+		FlushInterval: l.FlushInterval, MaxBodyBytes: l.MaxBodyBytes, RedactFields: l.RedactFields, Client: client,
+		Headers: l.Headers, Compress: l.Compress, Queue: l.Queue,
+		Disk:          calllog.DiskConfig{Dir: l.Disk.Dir, MaxBytes: l.Disk.MaxBytes, Fsync: l.Disk.Fsync, FsyncInterval: l.Disk.FsyncInterval},
+		Loki:          calllog.LokiConfig{Labels: l.Loki.Labels},
+		Elasticsearch: calllog.ElasticsearchConfig{Index: l.Elasticsearch.Index}}
 }

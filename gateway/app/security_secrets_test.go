@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -44,31 +45,76 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// collector receives the call log batches as the real one does.
+// collector receives the call log batches as the real stores do: bodies
+// gunzipped, kept per path (each sink posts to its own), and the headers
+// that came with them.
 type collector struct {
-	srv  *httptest.Server
-	mu   sync.Mutex
-	body bytes.Buffer
+	srv     *httptest.Server
+	mu      sync.Mutex
+	bodies  map[string]*bytes.Buffer
+	headers []http.Header
 }
 
 func newCollector(t *testing.T) *collector {
 	t.Helper()
-	c := &collector{}
+	c := &collector{bodies: map[string]*bytes.Buffer{}}
 	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
+		var body io.Reader = r.Body
+		if r.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			body = zr
+		}
+		b, _ := io.ReadAll(body)
 		c.mu.Lock()
-		c.body.Write(b)
-		c.body.WriteByte('\n')
+		if c.bodies[r.URL.Path] == nil {
+			c.bodies[r.URL.Path] = &bytes.Buffer{}
+		}
+		c.bodies[r.URL.Path].Write(b)
+		c.bodies[r.URL.Path].WriteByte('\n')
+		c.headers = append(c.headers, r.Header.Clone())
 		c.mu.Unlock()
+		if r.URL.Path == "/_bulk" {
+			_, _ = w.Write([]byte(`{"took":1,"errors":false,"items":[]}`))
+		}
 	}))
 	t.Cleanup(c.srv.Close)
 	return c
 }
 
+// String is every body received, all sinks together.
 func (c *collector) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.body.String()
+	var all strings.Builder
+	for _, b := range c.bodies {
+		all.Write(b.Bytes())
+	}
+	return all.String()
+}
+
+// body is what the sink posting to path received.
+func (c *collector) body(path string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bodies[path] == nil {
+		return ""
+	}
+	return c.bodies[path].String()
+}
+
+// callLogSinks are the call log's shapes the secrets scenario ships to:
+// each sink, gzipped or not, each posting to its own path.
+var callLogSinks = []calllog.Config{
+	{URL: "/text", Format: "text"},
+	{URL: "/jsonl", Format: "jsonl", Compress: "gzip"},
+	{URL: "/fluentbit", Format: "json"},
+	{URL: "/loki/api/v1/push", Sink: calllog.SinkLoki, Format: "jsonl", Compress: "gzip"},
+	{URL: "/_bulk", Sink: calllog.SinkElasticsearch},
+	{URL: "/v1/logs", Sink: calllog.SinkOTLP, Format: "text", Compress: "gzip"},
 }
 
 // shippers hands every entry to each shipper.
@@ -90,13 +136,14 @@ func randomSecret(t *testing.T, prefix string) string {
 
 // secretSet are the values that must reach nothing but the upstreams.
 type secretSet struct {
-	jwtSecret, workflowPassword, dataToken, gatewayKey, apiKey string
+	jwtSecret, workflowPassword, dataToken, gatewayKey, apiKey, collectorToken string
 }
 
 func newSecretSet(t *testing.T) secretSet {
 	return secretSet{
 		jwtSecret: randomSecret(t, "jwtsecret"), workflowPassword: randomSecret(t, "wfpass"),
 		dataToken: randomSecret(t, "datatoken"), gatewayKey: randomSecret(t, "gwkey"), apiKey: randomSecret(t, "apikey"),
+		collectorToken: randomSecret(t, "colltoken"),
 	}
 }
 
@@ -105,7 +152,7 @@ func newSecretSet(t *testing.T) secretSet {
 func (s secretSet) forbidden() map[string]string {
 	return map[string]string{
 		"JWT secret": s.jwtSecret, "workflow password": s.workflowPassword, "data token": s.dataToken,
-		"gateway key": s.gatewayKey, "API key": s.apiKey,
+		"gateway key": s.gatewayKey, "API key": s.apiKey, "collector token (log.headers)": s.collectorToken,
 		"workflow Basic credentials": base64.StdEncoding.EncodeToString([]byte("admin:" + s.workflowPassword)),
 	}
 }
@@ -180,9 +227,11 @@ func secretsScenario(t *testing.T, mode, expose string) {
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	coll := newCollector(t)
 	var ships shippers
-	for _, format := range []string{"text", "jsonl"} {
-		sh, err := calllog.NewShipper(calllog.Config{URL: coll.srv.URL, Format: format, FlushInterval: 10 * time.Millisecond},
-			nil, nil, logger)
+	for _, sink := range callLogSinks {
+		sink.URL = coll.srv.URL + sink.URL
+		sink.FlushInterval = 10 * time.Millisecond
+		sink.Headers = map[string]string{"Authorization": "Bearer " + s.collectorToken, "X-Scope-OrgID": "tenant-a"}
+		sh, err := calllog.NewShipper(sink, nil, nil, logger)
 		require.NoError(t, err)
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
@@ -228,8 +277,15 @@ func secretsScenario(t *testing.T, mode, expose string) {
 		seen.addAnswer(serve(gw.handler, "GET", "/"+v+"/settings/openapi", creds, ""))
 	}
 
-	require.Contains(t, seen.parts["call log"].String(), "[REDACTED]", "the call log carried the bodies, masked")
+	for _, sink := range callLogSinks {
+		require.Contains(t, coll.body(sink.URL), "[REDACTED]", "the %s sink carried the bodies, masked", sink.URL)
+	}
 	require.Contains(t, seen.parts["call log"].String(), `"route":"/{version}/accounts"`, "the JSON lines arrived")
+	coll.mu.Lock()
+	for _, h := range coll.headers {
+		assert.Equal(t, "Bearer "+s.collectorToken, h.Get("Authorization"), "log.headers reach the collector")
+	}
+	coll.mu.Unlock()
 	if expose == "true" {
 		assert.Contains(t, seen.parts["answer bodies"].String(), "formattedSystemMessage")
 	}

@@ -9,10 +9,13 @@
 package calllog
 
 import (
+	"encoding/hex"
 	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/mapping"
@@ -26,9 +29,15 @@ type Entry struct {
 	Time time.Time
 	// Text is the free text after "Rest Log :", usually a short summary.
 	Text string
-	// UserID and TraceID are written as "null" when empty.
+	// UserID and TraceID are written as "null" when empty. TraceID is the
+	// W3C trace id, 32 hex digits.
 	UserID  string
 	TraceID string
+	// SpanID and TraceFlags are the gateway's span of the request (its
+	// traceparent's parent-id and flags); only the structured forms carry
+	// them.
+	SpanID     trace.SpanID
+	TraceFlags trace.TraceFlags
 	// TotalTime is the call's total time in milliseconds.
 	TotalTime float64
 	// Method is the seed's method token, such as "HTTPGET".
@@ -83,11 +92,27 @@ func AppendLine(dst []byte, e *Entry, body []byte) []byte {
 }
 
 // AppendJSON appends e as one JSON object (no trailing newline) with every
-// field, body in place of e.Body as a JSON string. Empty user and trace ids
-// are JSON null. Invalid UTF-8 is replaced by U+FFFD, so the object is always
-// valid JSON.
+// field, body in place of e.Body as a JSON string. Empty user, trace and span
+// ids are JSON null. Invalid UTF-8 is replaced by U+FFFD, so the object is
+// always valid JSON.
 func AppendJSON(dst []byte, e *Entry, body []byte) []byte {
-	dst = append(dst, `{"time":"`...)
+	dst = append(dst, '{')
+	dst = appendJSONFields(dst, e, body)
+	return append(dst, '}')
+}
+
+// appendJSONObject is AppendJSON with the entry's id as its first member.
+func appendJSONObject(dst []byte, it *item) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = mapping.AppendString(dst, it.id)
+	dst = append(dst, ',')
+	dst = appendJSONFields(dst, &it.e, it.e.Body)
+	return append(dst, '}')
+}
+
+// appendJSONFields appends AppendJSON's members without the braces.
+func appendJSONFields(dst []byte, e *Entry, body []byte) []byte {
+	dst = append(dst, `"time":"`...)
 	dst = envelope.AppendTimestamp(dst, e.Time)
 	dst = append(dst, `","text":`...)
 	dst = mapping.AppendString(dst, e.Text)
@@ -95,6 +120,14 @@ func AppendJSON(dst []byte, e *Entry, body []byte) []byte {
 	dst = appendJSONStringOrNull(dst, e.UserID)
 	dst = append(dst, `,"traceId":`...)
 	dst = appendJSONStringOrNull(dst, e.TraceID)
+	dst = append(dst, `,"spanId":`...)
+	if e.SpanID.IsValid() {
+		dst = append(dst, '"')
+		dst = hex.AppendEncode(dst, e.SpanID[:])
+		dst = append(dst, '"')
+	} else {
+		dst = append(dst, "null"...)
+	}
 	dst = append(dst, `,"totalTime":`...)
 	dst = appendMillis(dst, e.TotalTime)
 	dst = append(dst, `,"method":`...)
@@ -114,8 +147,7 @@ func AppendJSON(dst []byte, e *Entry, body []byte) []byte {
 	dst = append(dst, `,"upstreamTime":`...)
 	dst = appendMillis(dst, e.UpstreamTime)
 	dst = append(dst, `,"duplicate":`...)
-	dst = strconv.AppendBool(dst, e.Duplicate)
-	return append(dst, '}')
+	return strconv.AppendBool(dst, e.Duplicate)
 }
 
 func orNull(s string) string {

@@ -72,11 +72,14 @@ func (q *ring) release(i int) {
 }
 
 // popInto moves up to max of the oldest entries into batch (reusing its
-// length as scratch) and returns it. Entries are swapped, not copied: the
-// slot gets the batch element's old buffer back for reuse.
-func (q *ring) popInto(batch []queued, max int) []queued {
+// length as scratch) and returns it; with maxBytes > 0 it stops once their
+// estimated size (bodies counted up to bodyCap) reaches it (one entry is always taken). Entries are
+// swapped, not copied: the slot gets the batch element's old buffer back
+// for reuse.
+func (q *ring) popInto(batch []queued, max, maxBytes, bodyCap int) []queued {
 	batch = batch[:0]
-	for len(batch) < max && q.n > 0 {
+	size := 0
+	for len(batch) < max && q.n > 0 && (maxBytes <= 0 || len(batch) == 0 || size < maxBytes) {
 		k := len(batch)
 		if k < cap(batch) {
 			batch = batch[:k+1]
@@ -89,6 +92,15 @@ func (q *ring) popInto(batch []queued, max int) []queued {
 		q.release(q.head)
 		q.head = (q.head + 1) % len(q.slots)
 		q.n--
+		size += estimate(&batch[k].e, bodyCap)
 	}
 	return batch
+}
+
+// estimate is about what e takes in a batch before compression: its fields,
+// its body as logged (at most bodyCap bytes and the truncation marker), and
+// the room of a format's names and punctuation.
+func estimate(e *Entry, bodyCap int) int {
+	return 256 + len(e.Text) + len(e.UserID) + len(e.TraceID) + len(e.Method) + len(e.Path) +
+		min(len(e.Body), bodyCap+32) + len(e.Route) + len(e.Version) + len(e.ResponseCode)
 }

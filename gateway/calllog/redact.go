@@ -72,6 +72,19 @@ func (r *Redactor) Append(dst, body []byte) []byte {
 		c := body[i]
 		switch {
 		case c == '\\':
+			// A name that starts with an escape ("\u0070assword"), met
+			// where the scan does not expect a string (a body that is not
+			// quite JSON): decode it as the word scan would read it.
+			if i == 0 || !isWordByte(body[i-1]) {
+				if j, ok := r.escapedWord(body, i); ok {
+					if vs, ve, ctx, ok := valueSpan(body, j, inStr, jsonMode); ok {
+						dst = append(dst, body[start:vs]...)
+						dst = appendMask(dst, body, vs, ctx, jsonMode)
+						start, i, inStr = ve, ve, ctx
+						continue
+					}
+				}
+			}
 			i += escapeLen(body, i)
 		case c == '"':
 			if !inStr {
@@ -147,6 +160,33 @@ func (r *Redactor) escapedKey(body []byte, open int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// escapedWord decodes the word starting with the escape at body[i] (word
+// bytes and escapes of word bytes) and, when it is a sensitive name,
+// returns the index after it.
+func (r *Redactor) escapedWord(body []byte, i int) (int, bool) {
+	var buf [maxNameLen]byte
+	n := 0
+	for i < len(body) && n < len(buf) {
+		c, size := body[i], 1
+		if c == '\\' {
+			d, dsize := decodeEscape(body, i)
+			if d < 0 {
+				break
+			}
+			c, size = byte(d), dsize
+		}
+		if !isWordByte(c) {
+			break
+		}
+		buf[n] = c
+		n, i = n+1, i+size
+	}
+	if n == len(buf) || (i < len(body) && isWordByte(body[i])) {
+		return 0, false
+	}
+	return i, r.sensitive(buf[:n])
 }
 
 // decodeEscape decodes the JSON escape at body[i] when it stands for an

@@ -30,12 +30,34 @@ const guard = 10 * time.Second
 
 type countingMetrics struct {
 	depth, sent, failed, dropped atomic.Int64
+	diskEntries, diskBytes       atomic.Int64
+	mu                           sync.Mutex
+	reasons                      map[string]int64
 }
 
 func (m *countingMetrics) QueueDepth(n int) { m.depth.Store(int64(n)) }
 func (m *countingMetrics) Sent(n int)       { m.sent.Add(int64(n)) }
 func (m *countingMetrics) BatchFailed()     { m.failed.Add(1) }
-func (m *countingMetrics) Dropped(n int)    { m.dropped.Add(int64(n)) }
+func (m *countingMetrics) Dropped(reason string, n int) {
+	m.dropped.Add(int64(n))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.reasons == nil {
+		m.reasons = map[string]int64{}
+	}
+	m.reasons[reason] += int64(n)
+}
+func (m *countingMetrics) DiskQueue(n int, b int64) {
+	m.diskEntries.Store(int64(n))
+	m.diskBytes.Store(b)
+}
+
+// droppedFor is how many entries were dropped for reason.
+func (m *countingMetrics) droppedFor(reason string) int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.reasons[reason]
+}
 
 type received struct {
 	contentType string
@@ -123,7 +145,7 @@ func TestShipperBatchesBySize(t *testing.T) {
 	t.Parallel()
 	c := newCollector(t, nil)
 	m := &countingMetrics{}
-	s := newTestShipper(t, Config{URL: c.srv.URL, BatchSize: 2, FlushInterval: time.Hour}, m)
+	s := newTestShipper(t, Config{URL: c.srv.URL, BatchSize: 2, MaxBatchSize: 2, Senders: 1, FlushInterval: time.Hour}, m)
 	start(t, context.Background(), s)
 	for i := range 4 {
 		s.Enqueue(entry(i))
@@ -165,8 +187,19 @@ func TestShipperBatchesByInterval(t *testing.T) {
 	require.Eventually(t, func() bool { return m.sent.Load() == 3 }, guard, time.Millisecond)
 }
 
+// fast are client and hold settings that make retries quick.
+var fast = upstreams.Settings{Retry: upstreams.RetrySettings{Attempts: 3, Backoff: time.Millisecond}}
+
 func TestShipperCollectorAnswers(t *testing.T) {
 	t.Parallel()
+	status := func(first, then int, n int64) func(int64, *http.Request) int {
+		return func(call int64, _ *http.Request) int {
+			if call <= n {
+				return first
+			}
+			return then
+		}
+	}
 	tests := []struct {
 		desc        string
 		answer      func(n int64, r *http.Request) int
@@ -175,39 +208,31 @@ func TestShipperCollectorAnswers(t *testing.T) {
 		wantFailed  int64
 		wantDropped int64
 	}{
-		{
-			desc:      "retried with backoff then accepted",
-			answer:    func(n int64, _ *http.Request) int { return map[bool]int{true: 503, false: 200}[n < 3] },
-			wantCalls: 3, wantSent: 2,
-		},
-		{
-			desc:      "overloaded collector: retries then a failed batch",
-			answer:    func(int64, *http.Request) int { return http.StatusServiceUnavailable },
-			wantCalls: 3, wantFailed: 1, wantDropped: 2,
-		},
-		{
-			desc:      "500 is not retried",
-			answer:    func(int64, *http.Request) int { return http.StatusInternalServerError },
-			wantCalls: 1, wantFailed: 1, wantDropped: 2,
-		},
-		{
-			desc:      "429 is not retried",
-			answer:    func(int64, *http.Request) int { return http.StatusTooManyRequests },
-			wantCalls: 1, wantFailed: 1, wantDropped: 2,
-		},
-		{
-			desc:      "other 4xx is not retried",
-			answer:    func(int64, *http.Request) int { return http.StatusBadRequest },
-			wantCalls: 1, wantFailed: 1, wantDropped: 2,
-		},
+		{desc: "accepted", answer: status(200, 200, 0), wantCalls: 1, wantSent: 2},
+		{desc: "201 and 204 are accepted", answer: status(204, 201, 1), wantCalls: 1, wantSent: 2},
+		{desc: "client retries then accepted", answer: status(503, 200, 2), wantCalls: 3, wantSent: 2},
+		{desc: "overloaded collector: held, sent again, accepted", answer: status(503, 200, 4), wantCalls: 5, wantSent: 2, wantFailed: 1},
+		{desc: "500 is held and sent again", answer: status(500, 200, 2), wantCalls: 3, wantSent: 2, wantFailed: 2},
+		{desc: "429 is held and sent again", answer: status(429, 200, 1), wantCalls: 2, wantSent: 2, wantFailed: 1},
+		{desc: "401 is held and sent again", answer: status(401, 200, 1), wantCalls: 2, wantSent: 2, wantFailed: 1},
+		{desc: "400 is refused for good", answer: status(400, 200, 1), wantCalls: 1, wantFailed: 0, wantDropped: 2},
+		{desc: "410 is refused for good", answer: status(410, 200, 1), wantCalls: 1, wantFailed: 0, wantDropped: 2},
+		{desc: "413 halves the batch", answer: func(_ int64, r *http.Request) int {
+			if r.ContentLength > 200 {
+				return http.StatusRequestEntityTooLarge
+			}
+			return 200
+		}, wantCalls: 3, wantSent: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
 			c := newCollector(t, tt.answer)
 			m := &countingMetrics{}
-			s := newTestShipper(t, Config{URL: c.srv.URL, BatchSize: 2,
-				Client: upstreams.Settings{Retry: upstreams.RetrySettings{Attempts: 3, Backoff: time.Millisecond}}}, m)
+			// A 429 or 503 asks to wait (its Retry-After, else the breaker's
+			// open timeout): MaxRetryBackoff bounds that here.
+			s := newTestShipper(t, Config{URL: c.srv.URL, BatchSize: 2, Client: fast, RetryBackoff: time.Millisecond,
+				MaxRetryBackoff: 20 * time.Millisecond}, m)
 			s.Enqueue(entry(1))
 			s.Enqueue(entry(2))
 			ctx, cancel := context.WithTimeout(context.Background(), guard)
@@ -215,8 +240,9 @@ func TestShipperCollectorAnswers(t *testing.T) {
 			require.NoError(t, s.Close(ctx))
 			assert.Equal(t, tt.wantCalls, c.calls.Load(), "calls")
 			assert.Equal(t, tt.wantSent, m.sent.Load(), "sent")
-			assert.Equal(t, tt.wantFailed, m.failed.Load(), "failed batches")
-			assert.Equal(t, tt.wantDropped, m.dropped.Load(), "dropped")
+			assert.Equal(t, tt.wantFailed, m.failed.Load(), "failed POSTs")
+			assert.Equal(t, tt.wantDropped, m.droppedFor(DropRejected), "dropped")
+			assert.Equal(t, int64(2), m.sent.Load()+m.dropped.Load(), "every entry accounted for")
 		})
 	}
 }
@@ -229,7 +255,7 @@ func TestShipperDropsOldestWhenFull(t *testing.T) {
 	for i := range 5 {
 		s.Enqueue(entry(i))
 	}
-	assert.Equal(t, int64(2), m.dropped.Load())
+	assert.Equal(t, int64(2), m.droppedFor(DropQueueFull))
 	assert.Equal(t, int64(3), m.depth.Load())
 
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
@@ -241,7 +267,7 @@ func TestShipperDropsOldestWhenFull(t *testing.T) {
 		assert.Contains(t, l, "call "+strconv.Itoa(i+2))
 	}
 	s.Enqueue(entry(9))
-	assert.Equal(t, int64(3), m.dropped.Load(), "an entry after Close is dropped and counted")
+	assert.Equal(t, int64(1), m.droppedFor(DropClosed), "an entry after Close is dropped and counted")
 }
 
 func TestShipperBoundsQueuedBytes(t *testing.T) {
@@ -252,12 +278,16 @@ func TestShipperBoundsQueuedBytes(t *testing.T) {
 	e.Body = make([]byte, 60)
 	s.Enqueue(e)
 	s.Enqueue(e)
-	assert.Equal(t, int64(1), m.dropped.Load())
+	assert.Equal(t, int64(1), m.droppedFor(DropQueueFull))
 	assert.Equal(t, int64(1), m.depth.Load())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	assert.ErrorIs(t, s.Close(ctx), context.Canceled)
-	assert.Equal(t, int64(2), m.dropped.Load())
+	err := s.Close(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+	var fe *FlushError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, 1, fe.Lost, "the entry still queued at exit")
+	assert.Equal(t, int64(1), m.droppedFor(DropShutdown))
 }
 
 func TestShipperTruncatesBody(t *testing.T) {
@@ -284,7 +314,23 @@ func TestNewShipper(t *testing.T) {
 		{desc: "empty URL is a no-op shipper", cfg: Config{}},
 		{desc: "defaults", cfg: Config{URL: "http://collector:8080/logs"}},
 		{desc: "jsonl", cfg: Config{URL: "https://c/logs", Format: "jsonl"}},
+		{desc: "json array", cfg: Config{URL: "https://c/logs", Format: "json"}},
+		{desc: "loki", cfg: Config{URL: "https://c/loki/api/v1/push", Sink: SinkLoki, Loki: LokiConfig{Labels: map[string]string{"env": "prod"}}}},
+		{desc: "elasticsearch", cfg: Config{URL: "https://c/_bulk", Sink: SinkElasticsearch, Compress: "gzip"}},
+		{desc: "otlp", cfg: Config{URL: "https://c/v1/logs", Sink: SinkOTLP, Format: "jsonl"}},
+		{desc: "headers", cfg: Config{URL: "https://c/logs", Headers: map[string]string{"X-Scope-OrgID": "t1"}}},
 		{desc: "bad format", cfg: Config{URL: "http://c/logs", Format: "xml"}, wantErr: true},
+		{desc: "json array is the http sink's", cfg: Config{URL: "http://c/logs", Sink: SinkLoki, Format: "json"}, wantErr: true},
+		{desc: "bad sink", cfg: Config{URL: "http://c/logs", Sink: "kafka"}, wantErr: true},
+		{desc: "bad compress", cfg: Config{URL: "http://c/logs", Compress: "zstd"}, wantErr: true},
+		{desc: "bad queue", cfg: Config{URL: "http://c/logs", Queue: "redis"}, wantErr: true},
+		{desc: "disk queue without a dir", cfg: Config{URL: "http://c/logs", Queue: QueueDisk}, wantErr: true},
+		{desc: "bad fsync", cfg: Config{URL: "http://c/logs", Queue: QueueDisk, Disk: DiskConfig{Dir: "x", Fsync: "sometimes"}}, wantErr: true},
+		{desc: "bad loki label", cfg: Config{URL: "http://c/logs", Sink: SinkLoki, Loki: LokiConfig{Labels: map[string]string{"a-b": "x"}}}, wantErr: true},
+		{desc: "header set twice", cfg: Config{URL: "http://c/logs", Headers: map[string]string{"x-token": "a"},
+			Client: upstreams.Settings{Auth: upstreams.AuthSettings{Headers: map[string]string{"X-Token": "b"}}}}, wantErr: true},
+		{desc: "header the call log sets", cfg: Config{URL: "http://c/logs", Headers: map[string]string{"Content-Type": "a"}}, wantErr: true},
+		{desc: "fewer slots than senders", cfg: Config{URL: "http://c/logs", Senders: 8, Client: upstreams.Settings{MaxConcurrent: 2}}, wantErr: true},
 		{desc: "not http", cfg: Config{URL: "ftp://c/logs"}, wantErr: true},
 		{desc: "no host", cfg: Config{URL: "http:///logs"}, wantErr: true},
 		{desc: "bad client settings", cfg: Config{URL: "http://c/logs", Client: upstreams.Settings{MaxConcurrent: -1}}, wantErr: true},
@@ -300,7 +346,15 @@ func TestNewShipper(t *testing.T) {
 			require.NoError(t, err)
 			s.Enqueue(entry(1))
 			s.Run(canceledContext())
-			assert.NoError(t, s.Close(context.Background()))
+			// Nothing listens there: the entry is held until Close's
+			// deadline, then counted lost.
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			if err := s.Close(ctx); err != nil {
+				var fe *FlushError
+				require.ErrorAs(t, err, &fe)
+				assert.Equal(t, 1, fe.Lost+fe.Kept)
+			}
 		})
 	}
 }
@@ -310,11 +364,16 @@ func TestConfigDefaults(t *testing.T) {
 	cfg, err := Config{URL: "http://c/logs?source=gw", MaxBodyBytes: -1, Client: upstreams.Settings{Timeout: -time.Second}}.withDefaults()
 	require.NoError(t, err)
 	assert.Equal(t, Config{
-		URL: "http://c/logs?source=gw", Format: "text", QueueSize: 10000, MaxQueueBytes: 32 << 20, BatchSize: 100,
-		FlushInterval: time.Second, MaxBodyBytes: 0,
+		URL: "http://c/logs?source=gw", Sink: SinkHTTP, Format: "text", QueueSize: 10000, MaxQueueBytes: 32 << 20, BatchSize: 100,
+		MaxBatchSize: 1000, MaxBatchBytes: 1 << 20, Senders: 4, FlushInterval: time.Second, MaxBodyBytes: 0,
+		Queue: QueueMemory, RetryBackoff: time.Second, MaxRetryBackoff: 30 * time.Second,
+		Elasticsearch: ElasticsearchConfig{Index: "restgate-calls"},
 		Client: upstreams.Settings{URL: "http://c", Timeout: 60 * time.Second, ResponseHeaderTimeout: 60 * time.Second,
 			Retry: upstreams.RetrySettings{Attempts: 4, Backoff: 200 * time.Millisecond}},
 	}, cfg)
+	disk, err := Config{URL: "http://c/logs", Queue: QueueDisk, Disk: DiskConfig{Dir: "/q"}}.withDefaults()
+	require.NoError(t, err)
+	assert.Equal(t, DiskConfig{Dir: "/q", MaxBytes: 256 << 20, Fsync: "interval", FsyncInterval: time.Second}, disk.Disk)
 }
 
 func canceledContext() context.Context {

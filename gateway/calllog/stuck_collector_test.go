@@ -17,22 +17,24 @@ import (
 
 // The collector failing in every way, and closing: none may reach Enqueue.
 
-// TestShipperNeverBlocksEnqueue shows that a collector that is dead, hangs
-// past the timeout, or refuses everything never holds up Enqueue: many more
-// entries than the queue holds go in while the sender is stuck.
+// TestShipperNeverBlocksEnqueue shows that a collector that is dead, hangs,
+// or refuses everything never holds up Enqueue: many more entries than the
+// queue holds go in while the senders are stuck. At Close every entry is
+// accounted for, and a Close whose deadline has passed while a batch is
+// still held returns that deadline's error with the entries it lost.
 func TestShipperNeverBlocksEnqueue(t *testing.T) {
 	t.Parallel()
 	dead := deadURL(t)
 	tests := []struct {
-		desc   string
-		url    func(t *testing.T, release <-chan struct{}) string
-		closed error
+		desc string
+		url  func(t *testing.T, release <-chan struct{}, arrived chan<- struct{}) string
 	}{
-		{desc: "dead collector", url: func(*testing.T, <-chan struct{}) string { return dead }},
+		{desc: "dead collector", url: func(*testing.T, <-chan struct{}, chan<- struct{}) string { return dead }},
 		{
 			desc: "hanging collector",
-			url: func(t *testing.T, release <-chan struct{}) string {
+			url: func(t *testing.T, release <-chan struct{}, arrived chan<- struct{}) string {
 				return newCollector(t, func(_ int64, r *http.Request) int {
+					signal(arrived)
 					select {
 					case <-release:
 					case <-r.Context().Done():
@@ -40,11 +42,10 @@ func TestShipperNeverBlocksEnqueue(t *testing.T) {
 					return http.StatusOK
 				}).srv.URL
 			},
-			closed: context.DeadlineExceeded,
 		},
 		{
 			desc: "refusing collector",
-			url: func(t *testing.T, _ <-chan struct{}) string {
+			url: func(t *testing.T, _ <-chan struct{}, _ chan<- struct{}) string {
 				return newCollector(t, func(int64, *http.Request) int { return http.StatusInternalServerError }).srv.URL
 			},
 		},
@@ -54,10 +55,12 @@ func TestShipperNeverBlocksEnqueue(t *testing.T) {
 			t.Parallel()
 			release := make(chan struct{})
 			defer close(release)
+			arrived := make(chan struct{}, 1)
 			m := &countingMetrics{}
 			s := newTestShipper(t, Config{
-				URL: tt.url(t, release), QueueSize: 50, BatchSize: 10, FlushInterval: time.Millisecond,
-				Client: upstreams.Settings{Timeout: guard, Retry: upstreams.RetrySettings{Attempts: 2, Backoff: time.Millisecond}},
+				URL: tt.url(t, release, arrived), QueueSize: 50, BatchSize: 10, FlushInterval: time.Millisecond,
+				RetryBackoff: time.Millisecond,
+				Client:       upstreams.Settings{Timeout: time.Hour, Retry: upstreams.RetrySettings{Attempts: 2, Backoff: time.Millisecond}},
 			}, m)
 			runDone := start(t, context.Background(), s)
 
@@ -73,14 +76,19 @@ func TestShipperNeverBlocksEnqueue(t *testing.T) {
 			case <-time.After(guard):
 				t.Fatal("Enqueue blocked on the collector")
 			}
-			assert.Positive(t, m.dropped.Load(), "a stuck sender must drop, not block")
-
-			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-			defer cancel()
-			err := s.Close(ctx)
-			if tt.closed != nil {
-				assert.ErrorIs(t, err, tt.closed)
+			assert.Positive(t, m.droppedFor(DropQueueFull), "a stuck sender must drop, not block")
+			if tt.desc == "hanging collector" {
+				<-arrived // a POST is in flight and stays there
 			}
+
+			expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+			defer cancel()
+			err := s.Close(expired)
+			require.ErrorIs(t, err, context.DeadlineExceeded, "entries were left")
+			var fe *FlushError
+			require.ErrorAs(t, err, &fe)
+			assert.Positive(t, fe.Lost)
+			assert.Equal(t, int64(fe.Lost), m.droppedFor(DropShutdown), "the loss at exit is counted")
 			<-runDone
 			assert.Zero(t, s.depth())
 			assert.Equal(t, int64(5000), m.sent.Load()+m.dropped.Load(), "every entry is sent or counted")
@@ -132,9 +140,10 @@ func deadURL(t *testing.T) string {
 }
 
 // BenchmarkEnqueue measures the request path's cost while the collector is
-// dead or hanging: it must stay flat, since Enqueue never waits on it.
+// dead or hanging, with the memory queue and with the disk queue: it must
+// stay flat, since Enqueue never waits on the collector or the disk.
 func BenchmarkEnqueue(b *testing.B) {
-	for _, kind := range []string{"dead", "hanging"} {
+	for _, kind := range []string{"dead", "hanging", "dead, disk queue"} {
 		b.Run(kind, func(b *testing.B) {
 			url := "http://127.0.0.1:1/logs"
 			if kind == "hanging" {
@@ -149,8 +158,12 @@ func BenchmarkEnqueue(b *testing.B) {
 				defer close(release)
 				url = srv.URL
 			}
-			s, err := NewShipper(Config{URL: url, QueueSize: 1000, FlushInterval: time.Millisecond,
-				Client: upstreams.Settings{Retry: upstreams.RetrySettings{Backoff: time.Millisecond}}}, nil, nil, nil)
+			cfg := Config{URL: url, QueueSize: 1000, FlushInterval: time.Millisecond,
+				Client: upstreams.Settings{Retry: upstreams.RetrySettings{Backoff: time.Millisecond}}}
+			if kind == "dead, disk queue" {
+				cfg.Queue, cfg.Disk = QueueDisk, DiskConfig{Dir: b.TempDir(), MaxBytes: 16 << 20}
+			}
+			s, err := NewShipper(cfg, nil, nil, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -162,7 +175,7 @@ func BenchmarkEnqueue(b *testing.B) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 			defer cancel()
-			if err := s.Close(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			if err := s.Close(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 				b.Fatal(err)
 			}
 		})

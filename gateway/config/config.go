@@ -300,26 +300,70 @@ type Mapping struct {
 }
 
 // Log configures the call log shipped to the collector and the local log.
+// Every call-log setting (all but level) needs a restart.
 type Log struct {
-	// CollectorURL receives the call log by POST; empty: no callout.
-	CollectorURL  string        `yaml:"collectorURL"`
-	Format        string        `yaml:"format"`        // text (default) or jsonl
-	QueueSize     int           `yaml:"queueSize"`     // default 10000
-	BatchSize     int           `yaml:"batchSize"`     // default 100
+	// CollectorURL receives the call log by POST (the whole URL: Loki's
+	// /loki/api/v1/push, Elasticsearch's /_bulk, OTLP's /v1/logs); empty:
+	// no callout.
+	CollectorURL string `yaml:"collectorURL"`
+	// Sink is what the batches are shaped for: http (default; log.format's
+	// lines or JSON array), loki (the push API), elasticsearch (the bulk
+	// API) or otlp (OTLP/HTTP protobuf).
+	Sink string `yaml:"sink"`
+	// Format is the entry's line: text (default, the seed's line), jsonl
+	// (a JSON object per line) or, for the http sink, json (one JSON array
+	// per batch: Fluent Bit's and Fluentd's HTTP inputs).
+	Format    string `yaml:"format"`
+	QueueSize int    `yaml:"queueSize"` // entries waiting in memory, default 10000
+	// BatchSize: this many waiting entries are sent at once; fewer wait
+	// flushInterval. Default 100.
+	BatchSize int `yaml:"batchSize"`
+	// MaxBatchSize is the most entries in one POST: a sender takes every
+	// waiting entry up to it, so batches grow with the backlog. Default 1000.
+	MaxBatchSize int `yaml:"maxBatchSize"`
+	// MaxBatchBytes bounds a POST's entries before compression. Default
+	// 1048576 (1 MiB).
+	MaxBatchBytes int `yaml:"maxBatchBytes"`
+	// Senders is how many POSTs may be in flight; they join as the backlog
+	// grows. Default 4; at most log.collector.maxConcurrent.
+	Senders       int           `yaml:"senders"`
 	FlushInterval time.Duration `yaml:"flushInterval"` // default 1s
 	// Timeout bounds the POST of one batch, its retries included (the
 	// collector client's timeout). Default 60s, the seed's 60000 ms.
 	Timeout time.Duration `yaml:"timeout"`
-	// MaxRetries is how many times a batch is sent again after a
+	// MaxRetries is how many times a POST is sent again at once after a
 	// connection failure, an attempt that timed out, or a 502, 503 or 504
 	// (the collector client's retry.attempts less one); at most 9. Default
-	// 3; negative: none.
+	// 3; negative: none. A batch still not taken is then held and sent
+	// again with backoff (1s doubling to 30s), never dropped.
 	MaxRetries   int `yaml:"maxRetries"`
 	MaxBodyBytes int `yaml:"maxBodyBytes"` // default 2048
 	// RedactFields are the JSON member names whose values the call log
 	// masks, at any depth, compared without case. Default: a built-in list
 	// of secret names (password, secret, token, apiKey, ...); empty: none.
 	RedactFields []string `yaml:"redactFields" default:"password, secret, token, apiKey, ... (built in)"`
+	// Headers are sent with every batch: a tenant (X-Scope-OrgID), an API
+	// key (Authorization: ApiKey ${ES_API_KEY}). Values come from the
+	// environment through ${VAR} and are never logged. Optional.
+	Headers map[string]string `yaml:"headers"`
+	// Compress is none (default) or gzip (Content-Encoding: gzip).
+	Compress string `yaml:"compress"`
+	// Queue is memory (default) or disk: entries are written, redacted, to
+	// files under log.disk.dir before they are sent, so a crash or a
+	// collector outage loses none up to log.disk.maxBytes.
+	Queue string `yaml:"queue"`
+	// Disk configures the disk queue (log.queue: disk): its directory,
+	// bound and fsync policy. Optional; the defaults are below.
+	Disk LogDisk `yaml:"disk"`
+	// ShutdownFlush bounds the flush of the call log at exit, after the
+	// drain; what is then still in memory is lost, logged and counted
+	// (gateway_log_entries_dropped_total{reason="shutdown"}); the disk
+	// queue keeps it. Default 5s.
+	ShutdownFlush time.Duration `yaml:"shutdownFlush"`
+	// Loki configures the loki sink.
+	Loki LogLoki `yaml:"loki"`
+	// Elasticsearch configures the elasticsearch sink.
+	Elasticsearch LogElasticsearch `yaml:"elasticsearch"`
 	// Collector tunes the rest of the client the call log is sent through
 	// (upstream "collector"), with an upstream's keys and defaults:
 	// connectTimeout, responseHeaderTimeout (default: log.timeout),
@@ -348,6 +392,38 @@ type Log struct {
 	// collectors), or auto (default: text when stdout is a terminal, json
 	// otherwise).
 	LocalFormat string `yaml:"localFormat"`
+}
+
+// LogDisk configures the call log's disk queue (log.queue: disk).
+type LogDisk struct {
+	// Dir holds the queue's files, one gateway process per directory.
+	// Default <server.dataDir>/calllog.
+	Dir string `yaml:"dir"`
+	// MaxBytes bounds the files; when full, new entries are dropped and
+	// counted (reason queue_full). Default 268435456 (256 MiB).
+	MaxBytes int64 `yaml:"maxBytes"`
+	// Fsync is when writes are forced to disk: always (every write and
+	// every delivery: nothing is lost even to a power cut), interval
+	// (default: every fsyncInterval; a power cut loses at most that much)
+	// or never (the kernel decides). A killed process loses nothing
+	// under any of them.
+	Fsync string `yaml:"fsync"`
+	// FsyncInterval is the interval policy's period. Default 1s.
+	FsyncInterval time.Duration `yaml:"fsyncInterval"`
+}
+
+// LogLoki configures the loki sink.
+type LogLoki struct {
+	// Labels are fixed stream labels, added to route and status (the
+	// status class, 2xx ... 5xx). Default {service_name: restgate}.
+	Labels map[string]string `yaml:"labels"`
+}
+
+// LogElasticsearch configures the elasticsearch sink.
+type LogElasticsearch struct {
+	// Index is the index, alias or data stream the documents are created
+	// in. Default restgate-calls.
+	Index string `yaml:"index"`
 }
 
 // Values of Log.Local and Log.LocalFormat.

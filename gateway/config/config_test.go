@@ -105,7 +105,7 @@ upstreams:
 		"server.tls.certFile: required", "server.tls.keyFile: required",
 		`versions[1]: "x2" is not v followed by a number`, `versions[2]: "v1" is listed twice`,
 		"auth.mode: none is allowed only on a loopback listener",
-		"errors.statusMode: must be http or always200", "log.format: must be text or jsonl",
+		"errors.statusMode: must be http or always200", `log.format: must be one of text, jsonl, json with sink http, not "xml"`,
 		"log.collectorURL: must be an absolute http(s) URL", "log.maxRetries: must be at most 9",
 		"log.collector.url: is set by log.collectorURL", "log.collector.timeout: is set by log.timeout",
 		"log.collector.retry.attempts: is set by log.maxRetries", "log.collector.options: the collector's client takes no options",
@@ -114,6 +114,56 @@ upstreams:
 	} {
 		assert.Contains(t, verr.Error(), w)
 	}
+}
+
+func TestValidateCallLogSinksAndQueue(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc, log string
+		wants     []string
+	}{
+		{desc: "every sink and the disk queue", log: `{sink: loki, format: jsonl, queue: disk, compress: gzip, senders: 8,
+  headers: {X-Scope-OrgID: "${TENANT:-t1}"}, loki: {labels: {env: prod}}, disk: {fsync: always, maxBytes: 1048576}}`},
+		{desc: "elasticsearch", log: `{sink: elasticsearch, elasticsearch: {index: calls-v1}, shutdownFlush: 30s}`},
+		{desc: "otlp", log: `{sink: otlp}`},
+		{desc: "json array for Fluent Bit", log: `{sink: http, format: json}`},
+		{desc: "problems", log: `{sink: kafka, queue: redis, compress: zstd, senders: -1, maxBatchSize: 10, batchSize: 20,
+  headers: {"Content-Type": x, "bad name": y, X-Token: a}, collector: {auth: {headers: {x-token: b}}},
+  disk: {fsync: sometimes, maxBytes: 10}, elasticsearch: {index: "a b"}}`, wants: []string{
+			`log.sink: must be http, loki, elasticsearch or otlp, not "kafka"`, `log.queue: must be memory or disk, not "redis"`,
+			`log.compress: must be none or gzip, not "zstd"`, "log.senders: must be between 1 and 64",
+			"log.maxBatchSize: maxBatchSize must be at least batchSize", "log.headers.Content-Type: is set by the call log",
+			"log.headers.bad name: is not a header name", "log.headers.X-Token: is also set in log.collector.auth.headers",
+			`log.disk.fsync: must be always, interval or never, not "sometimes"`, "log.disk.maxBytes: must be at least 1048576",
+			"log.elasticsearch.index: must be an index name"}},
+		{desc: "loki labels and formats", log: `{sink: loki, format: json, loki: {labels: {route: x, "a-b": y}}}`, wants: []string{
+			`log.format: must be one of text, jsonl with sink loki, not "json"`, "log.loki.labels.route: must match",
+			"log.loki.labels.a-b: must match"}},
+		{desc: "more senders than the bulkhead", log: `{senders: 8, collector: {maxConcurrent: 4}}`,
+			wants: []string{"log.senders: must be at most log.collector.maxConcurrent (4)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := Parse([]byte("versions: [v1]\nlog: "+tt.log+"\n"), env(nil))
+			require.NoError(t, err)
+			err = Validate(cfg)
+			if len(tt.wants) == 0 {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			for _, w := range tt.wants {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+	cfg, err := Parse([]byte("server: {dataDir: /var/lib/gw}\nlog: {sink: loki}\n"), env(nil))
+	require.NoError(t, err)
+	assert.Equal(t, "/var/lib/gw/calllog", cfg.Log.Disk.Dir, "the disk queue lives under server.dataDir")
+	assert.Equal(t, map[string]string{"service_name": "restgate"}, cfg.Log.Loki.Labels)
+	assert.Equal(t, 5*time.Second, cfg.Log.ShutdownFlush)
+	assert.Equal(t, LogDisk{Dir: "/var/lib/gw/calllog", MaxBytes: 256 << 20, Fsync: "interval", FsyncInterval: time.Second}, cfg.Log.Disk)
 }
 
 func TestHTTPEngines(t *testing.T) {

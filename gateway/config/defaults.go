@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"path/filepath"
+	"time"
+)
 
 // DefaultMaxConcurrentUploads is a files route's default maxConcurrent.
 const DefaultMaxConcurrentUploads = 16
@@ -41,9 +44,24 @@ func Defaults(c *Config) {
 	setInt(&c.Mapping.MaxDepth, 64)
 
 	l := &c.Log
+	setStr(&l.Sink, "http")
 	setStr(&l.Format, "text")
 	setInt(&l.QueueSize, 10000)
 	setInt(&l.BatchSize, 100)
+	setInt(&l.MaxBatchSize, max(1000, l.BatchSize))
+	setInt(&l.MaxBatchBytes, 1<<20)
+	setInt(&l.Senders, 4)
+	setStr(&l.Compress, "none")
+	setStr(&l.Queue, "memory")
+	setStr(&l.Disk.Dir, filepath.Join(s.DataDir, "calllog"))
+	setInt64(&l.Disk.MaxBytes, 256<<20)
+	setStr(&l.Disk.Fsync, "interval")
+	setDur(&l.Disk.FsyncInterval, time.Second)
+	setDur(&l.ShutdownFlush, 5*time.Second)
+	setStr(&l.Elasticsearch.Index, "restgate-calls")
+	if l.Sink == "loki" && l.Loki.Labels == nil {
+		l.Loki.Labels = map[string]string{"service_name": "restgate"}
+	}
 	setDur(&l.FlushInterval, time.Second)
 	setDur(&l.Timeout, 60*time.Second)
 	setInt(&l.MaxRetries, 3)

@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/textproto"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/upstreams"
+	"github.com/restgate/gateway/upstreams/h1wire"
 )
 
 // versionPattern is the form of a served version: v plus a number.
@@ -186,9 +189,7 @@ func validateLog(p *problems, l *Log) {
 	// log.collectorURL is checked above, as the whole URL batches go to.
 	c.URL = upstreams.SandboxURL
 	p.errs = append(p.errs, c.Validate("log.collector")...)
-	if l.Format != "text" && l.Format != "jsonl" {
-		p.add("log.format", "must be text or jsonl, not %q", l.Format)
-	}
+	validateLogSink(p, l)
 	if l.QueueSize < 1 || l.BatchSize < 1 || l.BatchSize > l.QueueSize {
 		p.add("log.batchSize", "queueSize and batchSize must be positive and batchSize at most queueSize")
 	}
@@ -206,6 +207,70 @@ func validateLog(p *problems, l *Log) {
 	case LocalAuto, FormatText, FormatJSON:
 	default:
 		p.add("log.localFormat", "must be %s, %s or %s, not %q", LocalAuto, FormatText, FormatJSON, l.LocalFormat)
+	}
+}
+
+// validateLogSink checks the call log's sink, format, batches, headers,
+// compression and queue.
+func validateLogSink(p *problems, l *Log) {
+	formats := map[string][]string{"http": {"text", "jsonl", "json"}, "loki": {"text", "jsonl"},
+		"otlp": {"text", "jsonl"}, "elasticsearch": {"text", "jsonl"}}
+	if allowed, ok := formats[l.Sink]; !ok {
+		p.add("log.sink", "must be http, loki, elasticsearch or otlp, not %q", l.Sink)
+	} else if !slices.Contains(allowed, l.Format) {
+		p.add("log.format", "must be one of %s with sink %s, not %q", strings.Join(allowed, ", "), l.Sink, l.Format)
+	}
+	if l.MaxBatchSize < l.BatchSize || l.MaxBatchBytes < 1 {
+		p.add("log.maxBatchSize", "maxBatchSize must be at least batchSize, and maxBatchBytes positive")
+	}
+	if l.Senders < 1 || l.Senders > 64 {
+		p.add("log.senders", "must be between 1 and 64")
+	} else if mc := l.Collector.MaxConcurrent; mc > 0 && mc < l.Senders {
+		p.add("log.senders", "must be at most log.collector.maxConcurrent (%d)", mc)
+	}
+	if l.Compress != "none" && l.Compress != "gzip" {
+		p.add("log.compress", "must be none or gzip, not %q", l.Compress)
+	}
+	for name, value := range l.Headers {
+		canon := textproto.CanonicalMIMEHeaderKey(name)
+		switch {
+		case !h1wire.ValidToken(name):
+			p.add("log.headers."+name, "is not a header name")
+			continue
+		case !h1wire.ValidValue(value):
+			p.add("log.headers."+name, "holds a character a header value may not")
+		case calllog.ReservedHeader(canon):
+			p.add("log.headers."+name, "is set by the call log")
+		}
+		for other := range l.Collector.Auth.Headers {
+			if textproto.CanonicalMIMEHeaderKey(other) == canon {
+				p.add("log.headers."+name, "is also set in log.collector.auth.headers")
+			}
+		}
+	}
+	switch l.Queue {
+	case "memory", "disk":
+	default:
+		p.add("log.queue", "must be memory or disk, not %q", l.Queue)
+	}
+	if l.Disk.MaxBytes < 1<<20 {
+		p.add("log.disk.maxBytes", "must be at least 1048576 (1 MiB)")
+	}
+	switch l.Disk.Fsync {
+	case "always", "interval", "never":
+	default:
+		p.add("log.disk.fsync", "must be always, interval or never, not %q", l.Disk.Fsync)
+	}
+	if l.Disk.FsyncInterval < 0 || l.ShutdownFlush < 0 {
+		p.add("log.disk.fsyncInterval", "durations must not be negative (log.shutdownFlush too)")
+	}
+	for name := range l.Loki.Labels {
+		if !calllog.ValidLokiLabel(name) {
+			p.add("log.loki.labels."+name, "must match [a-zA-Z_][a-zA-Z0-9_]* and not be route or status (the gateway sets them)")
+		}
+	}
+	if l.Elasticsearch.Index == "" || strings.ContainsAny(l.Elasticsearch.Index, ` "*\/,|<>?#`) {
+		p.add("log.elasticsearch.index", "must be an index name without spaces, quotes or any of *\\/,|<>?#")
 	}
 }
 

@@ -142,7 +142,8 @@ func exportedFamilies(t *testing.T) map[string]*dto.MetricFamily {
 	m.QueueDepth(1)
 	m.Sent(1)
 	m.BatchFailed()
-	m.Dropped(1)
+	m.Dropped("queue_full", 1)
+	m.DiskQueue(1, 1)
 	return gatherFamilies(t, reg)
 }
 

@@ -21,6 +21,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/restgate/gateway/gateway/calllog"
 )
 
 const namespace = "gateway"
@@ -53,7 +55,9 @@ type Metrics struct {
 	logQueueDepth    prometheus.Gauge
 	logSent          prometheus.Counter
 	logBatchesFailed prometheus.Counter
-	logDropped       prometheus.Counter
+	logDropped       *prometheus.CounterVec
+	logDiskEntries   prometheus.Gauge
+	logDiskBytes     prometheus.Gauge
 
 	reloads *prometheus.CounterVec
 
@@ -126,7 +130,7 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 		logQueueDepth: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: namespace,
 			Name:      "log_queue_depth",
-			Help:      "Call-log entries waiting to be sent to the collector.",
+			Help:      "Call-log entries accepted and neither delivered nor dropped yet: waiting, being sent, or held for a retry.",
 		}),
 		logSent: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace,
@@ -136,12 +140,22 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 		logBatchesFailed: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace,
 			Name:      "log_batches_failed_total",
-			Help:      "Call-log batches given up after their retries.",
+			Help:      "Call-log POSTs that failed after the client's retries; the batch is held and sent again, or refused for good.",
 		}),
-		logDropped: prometheus.NewCounter(prometheus.CounterOpts{
+		logDropped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace,
 			Name:      "log_entries_dropped_total",
-			Help:      "Call-log entries that never reached the collector: pushed out of a full queue, in a failed batch, or still queued at shutdown.",
+			Help:      "Call-log entries that will never reach the collector, by reason: queue_full, rejected, shutdown, closed, corrupt.",
+		}, []string{"reason"}),
+		logDiskEntries: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: namespace,
+			Name:      "log_disk_queue_entries",
+			Help:      "Call-log entries in the disk queue not yet delivered (log.queue: disk).",
+		}),
+		logDiskBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: namespace,
+			Name:      "log_disk_queue_bytes",
+			Help:      "Size of the call-log disk queue's files, bounded by log.disk.maxBytes.",
 		}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace,
@@ -163,11 +177,14 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 		},
 	})
 	buildInfo.Set(1)
+	for _, reason := range calllog.DropReasons() {
+		m.logDropped.WithLabelValues(reason) // every reason's series exists, at 0
+	}
 
 	all := []prometheus.Collector{
 		m.requestDuration, m.inFlight, m.errors, m.duplicates,
 		m.upstreamCalls, m.upstreamDuration, m.breakerState, m.concurrencyLimit, m.breakerTransition,
-		m.logQueueDepth, m.logSent, m.logBatchesFailed, m.logDropped,
+		m.logQueueDepth, m.logSent, m.logBatchesFailed, m.logDropped, m.logDiskEntries, m.logDiskBytes,
 		m.reloads, buildInfo,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

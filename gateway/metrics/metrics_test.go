@@ -106,6 +106,7 @@ func TestMetricsExposition(t *testing.T) {
 			names: []string{
 				"gateway_log_queue_depth", "gateway_log_entries_sent_total",
 				"gateway_log_batches_failed_total", "gateway_log_entries_dropped_total",
+				"gateway_log_disk_queue_entries", "gateway_log_disk_queue_bytes",
 				"gateway_config_reloads_total", "gateway_build_info",
 			},
 			record: func(m *Metrics) {
@@ -113,7 +114,10 @@ func TestMetricsExposition(t *testing.T) {
 				m.Sent(100)
 				m.Sent(-3)
 				m.BatchFailed()
-				m.Dropped(5)
+				m.Dropped("queue_full", 5)
+				m.Dropped("shutdown", 2)
+				m.Dropped("rejected", -1)
+				m.DiskQueue(12, 4096)
 				m.CountReload(true)
 				m.CountReload(true)
 			},
