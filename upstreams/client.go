@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Client is the one way the gateway calls a backend. Each configured
@@ -18,7 +20,9 @@ import (
 // A call passes, in order: the concurrency limit (which follows the
 // backend's latency, with a short queue; see ConcurrencySettings), the call
 // timeout, then for each attempt the circuit breaker and the
-// transport; idempotent calls are retried within the retry budget.
+// transport; idempotent calls are retried within the retry budget. When
+// the call's context carries a recording OpenTelemetry span (the gateway
+// traces the request), each attempt is a client span under it (span.go).
 type Client struct {
 	name      string
 	given     Settings
@@ -201,6 +205,9 @@ type call struct {
 	// body is the answer's Body, kept here so that a call is one
 	// allocation.
 	body body
+	// span is the client span of the attempt whose answer is returned,
+	// nil when the call is not traced.
+	span trace.Span
 }
 
 // bound sets the call's deadline, timeout from its start or the caller's
@@ -257,8 +264,11 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			}
 			out.Body = b
 		}
+		actx, span := k.startAttempt(req, attempt)
 		done, open := c.breaker.allow()
+		k.admitted(span)
 		if open != nil {
+			endAttempt(span, 0, open)
 			if c.attempts != nil {
 				c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Err: open, Decision: "not sent: the breaker is open"})
 			}
@@ -269,11 +279,12 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			}
 			return nil, nil, open
 		}
-		prepare(k.parent, out.Header, c.creds)
+		prepare(actx, out.Header, c.creds)
 		var tok *accessToken
 		if c.tokens != nil {
 			var terr *Error
 			if tok, terr = c.tokens.token(k.parent); terr != nil {
+				endAttempt(span, 0, terr)
 				closeRequestBody(out)
 				done(terr)
 				return nil, nil, terr
@@ -296,6 +307,7 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			// and send again, as the backend ran nothing.
 			drainAndClose(resp)
 			done(errStaleToken)
+			endAttempt(span, resp.StatusCode, nil)
 			c.tokens.invalidate(tok)
 			renewed = true
 			if out.Body != nil && out.Body != http.NoBody && req.GetBody == nil {
@@ -306,6 +318,7 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			continue
 		case classifiedStatus(resp.StatusCode):
 			if last = c.classifyAnswer(out, resp); last == nil {
+				k.span = span
 				if c.attempts != nil {
 					c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: resp.StatusCode,
 						Duration: time.Since(sent), Decision: "answered"})
@@ -320,9 +333,11 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 					c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: last.Status, Err: last,
 						Duration: time.Since(sent), Decision: "not retried: the backend explained the failure"})
 				}
+				endAttempt(span, 0, last)
 				return nil, nil, last
 			}
 		default:
+			k.span = span // ended with the call, once its body is read
 			if c.attempts != nil {
 				c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: resp.StatusCode,
 					Duration: time.Since(sent), Decision: "answered"})
@@ -334,6 +349,7 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		} else {
 			done(last)
 		}
+		endAttempt(span, 0, last)
 
 		// A 503 is tried again like a 502 (an overloaded instance behind a
 		// balancer); a 429 or REQUEST_LIMIT_EXCEEDED is not: the backend
@@ -399,7 +415,15 @@ func (k *call) outgoing(req *http.Request) *http.Request {
 // end releases the call's resources and reports it; err nil is an answer
 // with status.
 func (k *call) end(err *Error, status int) {
-	k.report(outcomeOf(err, status), k.release(err))
+	k.finish(err, status, k.release(err))
+}
+
+// finish ends the span of the attempt whose answer the caller read and
+// reports the call's outcome; d is its duration, so the span ends when the
+// call released its resources even when its outcome waited for an Answer.
+func (k *call) finish(err *Error, status int, d time.Duration) {
+	endAttemptAt(k.span, status, err, k.start.Add(d))
+	k.report(outcomeOf(err, status), d)
 }
 
 // release frees the call's timeout and concurrency slot and adds its
@@ -529,7 +553,7 @@ func (b *body) unref() {
 	} else {
 		b.done(e)
 	}
-	b.k.report(outcomeOf(e, b.status), b.took)
+	b.k.finish(e, b.status, b.took)
 }
 
 // reject makes the call end as invalid when its answer is a 2xx: the
