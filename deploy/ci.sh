@@ -3,7 +3,7 @@
 # (-tags nosandbox included), the chart lints, renders (default values, and
 # every optional resource) into manifests that decode strictly into the
 # Kubernetes API types and keep the deployment rules, the chart ships the
-# repository's config.yaml, and the static binary links no SQLite, refuses
+# repository's config.yaml and, in its PrometheusRule, the tested rules, and the static binary links no SQLite, refuses
 # sandbox upstreams, starts against real ones, serves and stops cleanly on
 # SIGTERM.
 #
@@ -66,7 +66,7 @@ urls=(--set env.ACCOUNTS_URL=http://crm.internal --set env.WORKFLOW_URL=http://f
 echo "== helm lint"
 "${helm}" lint --strict --kube-version "${kube_old}" "${chart}" "${urls[@]}"
 "${helm}" lint --strict --kube-version "${kube_new}" "${chart}" "${urls[@]}" \
-  --set serviceMonitor.enabled=true --set networkPolicy.enabled=true
+  --set serviceMonitor.enabled=true --set networkPolicy.enabled=true --set prometheusRule.enabled=true
 
 echo "== validator tests"
 (cd deploy/validate && gofmt -l . | (! grep .) && go vet ./... && go test -race -count=1 ./...)
@@ -76,17 +76,19 @@ echo "== helm template | validate (default values)"
 "${helm}" template gw "${chart}" --kube-version "${kube_old}" "${urls[@]}" >"${work}/default.yaml"
 "${work}/validate" -config config.yaml <"${work}/default.yaml"
 
-echo "== helm template | validate (ServiceMonitor, NetworkPolicy, TLS files, preStop sleep)"
+echo "== helm template | validate (ServiceMonitor, PrometheusRule, NetworkPolicy, TLS files, preStop sleep)"
 "${helm}" template gw "${chart}" --kube-version "${kube_new}" "${urls[@]}" \
   --set env.DATA_OAUTH_FLOW=jwt-bearer --set env.DATA_TOKEN_URL=https://login.salesforce.com/services/oauth2/token \
   --set env.DATA_CLIENT_ID=consumer-key --set env.DATA_USERNAME=integration@example.com \
   --set oauth.privateKeySecretKey=data-private-key \
   --set serviceMonitor.enabled=true --set networkPolicy.enabled=true \
+  --set prometheusRule.enabled=true --set prometheusRule.labels.release=monitoring \
   --set tls.mode=files --set tls.secretName=gateway-tls --set config.rollOnChange=true \
   --set-json 'networkPolicy.adminFrom=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}]' \
   >"${work}/full.yaml"
-"${work}/validate" -config config.yaml <"${work}/full.yaml"
-for want in 'kind: ServiceMonitor' 'kind: NetworkPolicy' 'sleep:' 'checksum/config:' 'DATA_PRIVATE_KEY_FILE' 'path: private-key.pem'; do
+# The PrometheusRule holds exactly the rules promtool tested (deploy/prometheus/check.sh).
+"${work}/validate" -config config.yaml -rules deploy/prometheus/rules.yaml <"${work}/full.yaml"
+for want in 'kind: ServiceMonitor' 'kind: PrometheusRule' 'kind: NetworkPolicy' 'sleep:' 'checksum/config:' 'DATA_PRIVATE_KEY_FILE' 'path: private-key.pem'; do
   grep -qF -- "${want}" "${work}/full.yaml" || { echo "FAIL: full rendering lacks ${want}" >&2; exit 1; }
 done
 

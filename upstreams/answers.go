@@ -17,24 +17,60 @@ type Answers struct {
 }
 
 // Answer is a backend answer read by Answers.Read.
+//
+// An Answer read from a shared Client's response holds the outcome of its
+// call until Release: the call's time and concurrency slot end when the
+// response's body is closed, but whether it succeeded is reported (to the
+// upstream-call metric and the breaker) only once the Answer is released
+// too, so that whoever uses the answer after the adapter, the gateway's
+// writer, can still find it unusable (Reject). So every Answer must be
+// released, on every path.
 type Answer struct {
 	// JSON is the answer, or the part of it an adapter returns. It stays
 	// valid until Release.
 	JSON []byte
 	buf  *[]byte
 	from *Answers
+	// call is the body of the call whose outcome waits for Release; nil
+	// when the answer did not come from a Client.
+	call *body
 }
 
 // Release gives the buffer back for reuse; JSON must not be used after it.
-// Releasing a nil Answer, or one twice, does nothing.
+// The call the answer came from is reported then, when its body is closed
+// (a success unless a read failed or the answer was rejected). Releasing a
+// nil Answer, or one twice, does nothing.
 func (a *Answer) Release() {
 	if a == nil || a.from == nil {
 		return
 	}
-	from := a.from
+	from, call := a.from, a.call
 	from.bufs.Put(a.buf)
-	a.JSON, a.from, a.buf = nil, nil, nil
+	a.JSON, a.from, a.buf, a.call = nil, nil, nil, nil
 	from.answers.Put(a)
+	if call != nil {
+		call.unref()
+	}
+}
+
+// Reject says that the answer cannot be used though the backend answered
+// 2xx: it is not valid JSON, or not what the backend's contract allows
+// (a page longer than asked for). The call then ends as invalid, as with
+// the adapter's Reject: the upstream-call metric's outcome "invalid", and a
+// failure for the breaker. err is the reason, wrapped in a KindInvalid
+// *Error unless it is one. Call it before Release. What only the caller's
+// own bounds refuse (an output limit, a nesting depth) is not the backend's
+// failure and must not be rejected. It does nothing for an answer that did
+// not come from a Client, or after Release.
+func (a *Answer) Reject(err error) {
+	if a == nil || a.call == nil {
+		return
+	}
+	ue := AsError(err)
+	if ue == nil || ue.Kind != KindInvalid {
+		ue = &Error{Upstream: a.call.k.c.name, Kind: KindInvalid, Err: err}
+	}
+	a.call.reject(ue)
 }
 
 // get returns an Answer holding a buffer of at least n bytes, and at most
@@ -58,7 +94,8 @@ func (p *Answers) get(n int, limit int64) *Answer {
 // the read that finds its end; a body that did not starts in the smallest
 // class and moves up one class at a time. A buffer grows to at most
 // limit+1 bytes, and never past the class of what the answer declared
-// unless more comes. On error nothing is returned.
+// unless more comes. On error nothing is returned. The outcome of the
+// Client's call waits for the answer's Release (see Answer).
 func (p *Answers) Read(resp *http.Response, limit int64) (*Answer, error) {
 	limit = answerLimit(resp, limit)
 	want := int64(MinBuffer)
@@ -89,6 +126,9 @@ func (p *Answers) Read(resp *http.Response, limit int64) (*Answer, error) {
 		}
 	}
 	*a.buf, a.JSON = buf, buf
+	if b, ok := resp.Body.(*body); ok && b.hold() {
+		a.call = b
+	}
 	return a, nil
 }
 

@@ -58,12 +58,17 @@ func readyToTrip(s BreakerSettings) func(gobreaker.Counts) bool {
 	}
 }
 
+// errFlowControl is what the breaker is told of a 429 or 503 answer to a
+// client whose caller waits them out itself (WithOwnFlowControl).
+var errFlowControl = errors.New("flow control answer waited out by the caller")
+
 // isExcluded keeps out of the counts calls the gateway's own client
 // abandoned (a burst of impatient clients says nothing about the backend),
-// 5xx answers the caller explained (WithFailureCheck), and an attempt
-// refused for an ended session, renewed and sent again.
+// 5xx answers the caller explained (WithFailureCheck), an attempt refused
+// for an ended session, renewed and sent again, and the flow control of a
+// backend whose caller paces itself (WithOwnFlowControl).
 func isExcluded(err error) bool {
-	if err == errStaleToken || err == errExplained {
+	if err == errStaleToken || err == errExplained || err == errFlowControl {
 		return true
 	}
 	ue := AsError(err)

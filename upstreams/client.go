@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Client is the one way the gateway calls a backend. Each configured
@@ -18,7 +20,9 @@ import (
 // A call passes, in order: the concurrency limit (which follows the
 // backend's latency, with a short queue; see ConcurrencySettings), the call
 // timeout, then for each attempt the circuit breaker and the
-// transport; idempotent calls are retried within the retry budget.
+// transport; idempotent calls are retried within the retry budget. When
+// the call's context carries a recording OpenTelemetry span (the gateway
+// traces the request), each attempt is a client span under it (span.go).
 type Client struct {
 	name      string
 	given     Settings
@@ -39,6 +43,9 @@ type Client struct {
 	refusal BusinessRefusal
 	// tokens, when not nil, supplies the bearer token (OAuth).
 	tokens *Tokens
+	// ownFlowControl: the caller waits out 429 and 503 itself
+	// (WithOwnFlowControl).
+	ownFlowControl bool
 }
 
 // Option sets a part of a Client that is code rather than settings.
@@ -53,6 +60,22 @@ func WithBusinessRefusal(f BusinessRefusal) Option { return func(c *Client) { c.
 // instead of Settings.Auth.BearerToken, and renew it once when the backend
 // answers 401 (see Do).
 func WithTokens(t *Tokens) Option { return func(c *Client) { c.tokens = t } }
+
+// WithOwnFlowControl is for a caller that paces its own requests, such as
+// the call log's shipper, which holds a batch the backend cannot take and
+// sends it again after a backoff of its own. The backend's flow control, a
+// 429 or 503 answer (KindLimited), is then that caller's to wait out:
+//
+//   - it is not counted by the breaker, as a success or as a failure: a
+//     backend that says "not now" is up, and an open breaker would hold
+//     every request for the whole OpenTimeout whatever Retry-After the
+//     backend sent (a dead backend still opens it: refused connections,
+//     timeouts, 500, 502, 504);
+//   - its Error.RetryAfter is the backend's Retry-After (bounded to [1s,
+//     1h]), or zero when the backend sent none, so that the caller's own
+//     backoff decides, instead of the breaker's OpenTimeout that callers
+//     answering a client are given.
+func WithOwnFlowControl() Option { return func(c *Client) { c.ownFlowControl = true } }
 
 // NewClient builds the client of upstream name. s is validated (the errors
 // are *FieldError, joined, with paths under "upstreams.<name>") and its zero
@@ -121,7 +144,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	k.state = CallStateFrom(k.parent)
 	if !c.limit.acquire(k.parent) {
 		closeRequestBody(req)
-		k.report(KindBulkheadFull.String())
+		k.report(KindBulkheadFull.String(), k.elapsed())
 		return nil, &Error{Upstream: c.name, Kind: KindBulkheadFull}
 	}
 	k.slot = time.Now()
@@ -155,6 +178,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		return nil, e
 	}
 	k.body = body{rc: resp.Body, k: k, done: done, status: resp.StatusCode, left: limit}
+	k.body.refs.Store(1)
 	resp.Body = &k.body
 	return resp, nil
 }
@@ -181,6 +205,9 @@ type call struct {
 	// body is the answer's Body, kept here so that a call is one
 	// allocation.
 	body body
+	// span is the client span of the attempt whose answer is returned,
+	// nil when the call is not traced.
+	span trace.Span
 }
 
 // bound sets the call's deadline, timeout from its start or the caller's
@@ -237,8 +264,11 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			}
 			out.Body = b
 		}
+		actx, span := k.startAttempt(req, attempt)
 		done, open := c.breaker.allow()
+		k.admitted(span)
 		if open != nil {
+			endAttempt(span, 0, open)
 			if c.attempts != nil {
 				c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Err: open, Decision: "not sent: the breaker is open"})
 			}
@@ -249,11 +279,12 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			}
 			return nil, nil, open
 		}
-		prepare(k.parent, out.Header, c.creds)
+		prepare(actx, out.Header, c.creds)
 		var tok *accessToken
 		if c.tokens != nil {
 			var terr *Error
 			if tok, terr = c.tokens.token(k.parent); terr != nil {
+				endAttempt(span, 0, terr)
 				closeRequestBody(out)
 				done(terr)
 				return nil, nil, terr
@@ -276,6 +307,7 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			// and send again, as the backend ran nothing.
 			drainAndClose(resp)
 			done(errStaleToken)
+			endAttempt(span, resp.StatusCode, nil)
 			c.tokens.invalidate(tok)
 			renewed = true
 			if out.Body != nil && out.Body != http.NoBody && req.GetBody == nil {
@@ -286,6 +318,7 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 			continue
 		case classifiedStatus(resp.StatusCode):
 			if last = c.classifyAnswer(out, resp); last == nil {
+				k.span = span
 				if c.attempts != nil {
 					c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: resp.StatusCode,
 						Duration: time.Since(sent), Decision: "answered"})
@@ -300,16 +333,23 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 					c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: last.Status, Err: last,
 						Duration: time.Since(sent), Decision: "not retried: the backend explained the failure"})
 				}
+				endAttempt(span, 0, last)
 				return nil, nil, last
 			}
 		default:
+			k.span = span // ended with the call, once its body is read
 			if c.attempts != nil {
 				c.attempts.Attempt(Attempt{Upstream: c.name, Request: out, Number: attempt, Status: resp.StatusCode,
 					Duration: time.Since(sent), Decision: "answered"})
 			}
 			return resp, done, nil
 		}
-		done(last)
+		if c.ownFlowControl && last.Kind == KindLimited {
+			done(errFlowControl)
+		} else {
+			done(last)
+		}
+		endAttempt(span, 0, last)
 
 		// A 503 is tried again like a 502 (an overloaded instance behind a
 		// balancer); a 429 or REQUEST_LIMIT_EXCEEDED is not: the backend
@@ -375,44 +415,82 @@ func (k *call) outgoing(req *http.Request) *http.Request {
 // end releases the call's resources and reports it; err nil is an answer
 // with status.
 func (k *call) end(err *Error, status int) {
+	k.finish(err, status, k.release(err))
+}
+
+// finish ends the span of the attempt whose answer the caller read and
+// reports the call's outcome; d is its duration, so the span ends when the
+// call released its resources even when its outcome waited for an Answer.
+func (k *call) finish(err *Error, status int, d time.Duration) {
+	endAttemptAt(k.span, status, err, k.start.Add(d))
+	k.report(outcomeOf(err, status), d)
+}
+
+// release frees the call's timeout and concurrency slot and adds its
+// duration, which it returns, to the caller's timing: the call's time is
+// the backend's until here, however long its outcome waits (see body).
+func (k *call) release(err *Error) time.Duration {
 	if k.cancel != nil {
 		k.cancel()
 	} else {
 		k.ended.Store(true)
 	}
 	k.c.limit.release(time.Since(k.slot), err != nil && err.Kind == KindTimeout)
-	switch {
-	case err != nil:
-		k.report(err.Kind.String())
-	case status >= http.StatusBadRequest:
-		k.report(KindRejected.String())
-	default:
-		k.report("success")
-	}
+	return k.elapsed()
 }
 
-func (k *call) report(outcome string) {
+// elapsed is the call's duration, added to the caller's timing.
+func (k *call) elapsed() time.Duration {
 	d := time.Since(k.start)
 	if k.state != nil {
 		k.state.Timing.Add(d)
 	}
+	return d
+}
+
+// outcomeOf is the upstream-call metric's outcome of a call that ended with
+// err (nil: an answer with status).
+func outcomeOf(err *Error, status int) string {
+	switch {
+	case err != nil:
+		return err.Kind.String()
+	case status >= http.StatusBadRequest:
+		return KindRejected.String()
+	}
+	return "success"
+}
+
+// report tells the observer of a call that took d.
+func (k *call) report(outcome string, d time.Duration) {
 	k.c.obs.CallDone(k.c.name, outcome, d)
 }
 
 // body ends its call at the first of a read error, a read past the answer
 // cap, or Close, not at EOF: the caller may still find the answer unusable
-// (Reject).
+// (Reject). The call's timeout and concurrency slot are released and its
+// duration measured then; its outcome (the breaker's count and the
+// observer's report) waits, when an Answer read the body whole, for that
+// Answer's Release too, so that whoever uses the answer can still reject it
+// (Answer.Reject): refs counts the two.
 type body struct {
 	rc     io.ReadCloser
 	k      *call
 	done   func(error)
 	status int
 	once   sync.Once
-	// rejected, set by Reject, is the outcome Close reports.
+	// rejected, set by Reject or Answer.Reject, is the outcome Close
+	// reports.
 	rejected *Error
 	// left is what the answer cap still allows; a read that passes it
 	// fails with ErrAnswerTooLarge.
 	left int64
+	// refs counts what the outcome waits for: the body's end, and the
+	// Answer holding it (hold).
+	refs atomic.Int32
+	// ended and took are the body's end: its error and the call's
+	// duration.
+	ended *Error
+	took  time.Duration
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -441,13 +519,49 @@ func (b *body) Close() error {
 
 func (b *body) finish(e *Error) {
 	b.once.Do(func() {
-		if e == nil || errors.Is(e, ErrAnswerTooLarge) {
-			b.done(nil) // not e: a nil *Error is a non-nil error
-		} else {
-			b.done(e)
-		}
-		b.k.end(e, b.status)
+		b.ended, b.took = e, b.k.release(e)
+		b.unref()
 	})
+}
+
+// hold makes the call's outcome wait for unref (Answer.Release) as well;
+// false when the call already ended.
+func (b *body) hold() bool {
+	for {
+		n := b.refs.Load()
+		if n == 0 {
+			return false
+		}
+		if b.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// unref drops one of refs; the last reports the call's outcome: the
+// body's end, or the rejection that came after it.
+func (b *body) unref() {
+	if b.refs.Add(-1) != 0 {
+		return
+	}
+	e := b.ended
+	if e == nil {
+		e = b.rejected
+	}
+	if e == nil || errors.Is(e, ErrAnswerTooLarge) {
+		b.done(nil) // not e: a nil *Error is a non-nil error
+	} else {
+		b.done(e)
+	}
+	b.k.finish(e, b.status, b.took)
+}
+
+// reject makes the call end as invalid when its answer is a 2xx: the
+// caller cannot use it. It changes nothing once the outcome was reported.
+func (b *body) reject(e *Error) {
+	if b.rejected == nil && b.status >= 200 && b.status <= 299 {
+		b.rejected = e
+	}
 }
 
 func closeRequestBody(req *http.Request) {

@@ -14,9 +14,9 @@ import "net/http"
 //
 //	return nil, upstreams.Reject(resp, invalid(...))
 func Reject(resp *http.Response, err error) error {
-	if b, ok := resp.Body.(*body); ok && b.rejected == nil {
-		if ue := AsError(err); ue != nil && ue.Kind == KindInvalid && b.status >= 200 && b.status <= 299 {
-			b.rejected = ue
+	if b, ok := resp.Body.(*body); ok {
+		if ue := AsError(err); ue != nil && ue.Kind == KindInvalid {
+			b.reject(ue)
 		}
 	}
 	_ = resp.Body.Close()

@@ -99,14 +99,27 @@ func apiVersionIn(path string) string {
 // bounded to [1s, maxRetryAfter]; fallback (at least a second) when it is
 // absent or unreadable.
 func retryAfter(v string, now time.Time, fallback time.Duration) time.Duration {
-	d := max(fallback, time.Second)
+	d, ok := givenRetryAfter(v, now)
+	if !ok {
+		d = max(fallback, time.Second)
+	}
+	return min(d, maxRetryAfter)
+}
+
+// givenRetryAfter reads a Retry-After value (delay seconds or an HTTP
+// date), bounded to [1s, maxRetryAfter]; false when it is absent or
+// unreadable.
+func givenRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	var d time.Duration
 	v = strings.TrimSpace(v)
 	if secs, err := strconv.ParseInt(v, 10, 64); err == nil && secs >= 0 {
 		d = time.Duration(min(secs, int64(maxRetryAfter/time.Second))) * time.Second
 	} else if t, err := http.ParseTime(v); err == nil {
 		d = t.Sub(now)
+	} else {
+		return 0, false
 	}
-	return min(max(d, time.Second), maxRetryAfter)
+	return min(max(d, time.Second), maxRetryAfter), true
 }
 
 // classifyAnswer reads a classified status's answer (bounded) and returns
@@ -119,6 +132,9 @@ func (c *Client) classifyAnswer(req *http.Request, resp *http.Response) *Error {
 		msg = http.StatusText(resp.StatusCode)
 	}
 	e := ClassifyStatus(c.name, resp.StatusCode, resp.Header, req.URL.Path, code, msg, c.refusal, c.s.Breaker.OpenTimeout)
+	if e.Kind == KindLimited && c.ownFlowControl {
+		e.RetryAfter, _ = givenRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
 	if e.Kind == KindRejected {
 		resp.Body = struct {
 			io.Reader

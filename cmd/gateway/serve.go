@@ -58,6 +58,12 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	defer stopShipping()
 	go shipper.Run(shipCtx)
 
+	tr, err := startTracing(ctx, cfg.Tracing, getenv, version, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing(tr, logger)
+
 	// Once per process, never on reload: what crashed gateways left in the
 	// spool is removed, a live one's files are not (gateway/spool).
 	uploads, swept, err := spool.Open(app.SpoolDir(cfg), cfg.Server.Limits.MaxSpoolBytes)
@@ -84,6 +90,7 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		Logger: logger, Metrics: m, CallLog: callLog, Cluster: store,
 		Duplicates: store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries)),
 		Upstreams:  app.NewUpstreamSet(upstreams.LogAttempts(m, logger), sb.url),
+		Tracer:     tr.Tracer(),
 		Spool:      uploads,
 	}
 	gw, err := app.Build(ctx, cfg, table, shared)

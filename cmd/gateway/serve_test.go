@@ -157,6 +157,8 @@ func TestStartProblemsAreOneClearMessage(t *testing.T) {
 		{desc: "missing file", config: filepath.Join(dir, "absent.yaml"), want: "reading config"},
 		{desc: "port in use", config: write("busy.yaml", base+"server: {listen: \""+busy.Addr().String()+"\", adminListen: \"127.0.0.1:0\", tls: {mode: off}, dataDir: \""+dir+"\"}\n"),
 			want: "server.listen " + busy.Addr().String()},
+		{desc: "a sampler the gateway does not build", config: write("sampler.yaml", base+"tracing: {enabled: true}\nserver: {tls: {mode: off}, dataDir: "+dir+"}\n"),
+			env: map[string]string{"OTEL_TRACES_SAMPLER": "jaeger_remote"}, want: `OTEL_TRACES_SAMPLER "jaeger_remote"`},
 		{desc: "jwt without a secret", config: write("jwt.yaml", base+"auth: {mode: jwt, jwt: {secret: \"${GATEWAY_JWT_SECRET}\"}}\nserver: {tls: {mode: off}, dataDir: "+dir+"}\n"),
 			want: "auth.jwt.secret (line 3): ${GATEWAY_JWT_SECRET} is not set and has no default"},
 	}

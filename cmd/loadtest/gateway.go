@@ -22,7 +22,8 @@ import (
 // mapped to v2's exposed names and enveloped.
 const gatewayPath = "/v2/accounts"
 
-// buildGateway compiles cmd/gateway into dir.
+// buildGateway compiles cmd/gateway into dir, beside the gateways' own
+// directories (one is named gateway, so the binary is not).
 func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error) {
 	bin := filepath.Join(dir, "gateway.bin")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/restgate/gateway/cmd/gateway")

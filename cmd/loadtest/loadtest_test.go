@@ -60,11 +60,35 @@ func TestSmokeRun(t *testing.T) {
 	assert.Equal(t, []byte{0x1f, 0x8b}, prof[:2], "a gzipped pprof profile")
 }
 
+// -tracing adds a gateway tracing every request, exporting to the span sink.
+func TestSmokeRunTracing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts four processes and builds the gateway")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out, log bytes.Buffer
+	code := run(ctx, []string{"-smoke", "-json", "-std=false", "-tracing", "1"}, &out, &log)
+	require.Equal(t, 0, code, log.String())
+	var rep report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	require.Len(t, rep.Targets, 4)
+	traced := rep.Targets[3]
+	assert.Equal(t, "gateway, traced 100%", traced.Name)
+	assert.Positive(t, traced.Requests)
+	assert.Zero(t, traced.Errors)
+	require.NotNil(t, rep.Tracing)
+	assert.Contains(t, rep.Tracing.VsGateway, traced.Name)
+	// The SDK drops spans rather than slow a request when its queue is full,
+	// so only their arrival is asserted.
+	assert.Positive(t, rep.Tracing.Spans, "the traced gateway's spans reach the sink")
+}
+
 // -cluster adds the gateway on the redis store, both gateways rate-limiting
 // without ever refusing, and reports what Redis cost.
 func TestSmokeRunCluster(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts five processes and builds the gateway")
+		t.Skip("starts four processes and redis-server, and builds the gateway")
 	}
 	redistest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -119,6 +143,9 @@ func TestFlagsRefuseWhatIsNotLoopbackOrBounded(t *testing.T) {
 		{desc: "no time", args: []string{"-duration", "0s"}},
 		{desc: "an unbounded run", args: []string{"-rounds", "1000", "-duration", "10s"}},
 		{desc: "too many in flight", args: []string{"-concurrency", "100000"}},
+		{desc: "a sample ratio of 0", args: []string{"-tracing", "0"}},
+		{desc: "a sample ratio above 1", args: []string{"-tracing", "0.5,2"}},
+		{desc: "too many traced targets", args: []string{"-tracing", "0.1,0.2,0.3,0.4"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

@@ -48,6 +48,9 @@ func (o *options) targetNames() []string {
 	if o.cluster {
 		names = append(names, targetGatewayRedis)
 	}
+	for _, r := range o.tracing {
+		names = append(names, tracedName(r))
+	}
 	return names
 }
 
@@ -102,6 +105,8 @@ type endpoint struct {
 	path   string // the fixed list's path; the page query is added to it
 	proc   *child
 	secure bool
+	// ratio is the sample ratio of a traced gateway, 0 for the others.
+	ratio float64
 }
 
 // target is one endpoint under one scenario and what was measured of it.
@@ -215,6 +220,22 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		defer shared.stop()
 		endpoints = append(endpoints, endpoint{name: targetGatewayRedis, base: shared.gw.url, path: gatewayPath, proc: shared.gw})
 	}
+	var sink *spanSink
+	if len(o.tracing) > 0 {
+		if sink, err = startSpanSink(o.host); err != nil {
+			return nil, err
+		}
+		defer sink.stop()
+	}
+	for i, ratio := range o.tracing {
+		traced, err := startGateway(ctx, bin, filepath.Join(dir, fmt.Sprintf("gateway-traced%d", i)), o.host, "fast", false,
+			backend.url, lines.url, append(append([]string(nil), env...), tracedEnv(ratio, sink.url)...))
+		if err != nil {
+			return nil, err
+		}
+		gateways = append(gateways, traced)
+		endpoints = append(endpoints, endpoint{name: tracedName(ratio), base: traced.url, path: gatewayPath, proc: traced, ratio: ratio})
+	}
 	if o.nginx && !o.smoke {
 		ng, err := startNginx(ctx, dir, o.host, backend.url)
 		if err != nil {
@@ -308,12 +329,15 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 			return nil, err
 		}
 	}
-	stopGateways() // flushes the call logs
+	stopGateways() // flushes the call logs and the spans
 	if shared != nil {
 		shared.stopGateway()
 	}
 	rep := newReport(o, runs, lines.Load())
 	rep.addCluster(cluster)
+	if sink != nil {
+		rep.addTracing(runs[0].targets, int64(sink.SpanCount()))
+	}
 	return rep, nil
 }
 

@@ -41,6 +41,8 @@ type options struct {
 	// gzip makes the client ask for gzip (Accept-Encoding: gzip) and turns
 	// the gateways' compression on (GATEWAY_COMPRESSION=true).
 	gzip bool
+	// tracing lists the sample ratios of the traced gateway targets.
+	tracing ratioList
 	// out is where the JSON summary goes; empty: nowhere.
 	out string
 	// load is the machine's load average at the start and the end of the
@@ -75,6 +77,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.tls, "tls", false, "also measure over TLS: the gateway's TLS listener against a bare Go TLS reverse proxy (and nginx with TLS)")
 	fs.BoolVar(&o.nginx, "nginx", true, "add nginx pass-through (proxy_pass with keep-alive upstream connections) as a reference when nginx is installed")
 	fs.StringVar(&o.out, "out", "", "also write the JSON summary to this file")
+	fs.Var(&o.tracing, "tracing", "comma-separated sample ratios (0.01,1): one more gateway target per ratio, with tracing on, exporting over OTLP/HTTP to a span sink in the harness")
 }
 
 // Bounds of the sweeps.

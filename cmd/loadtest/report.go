@@ -40,6 +40,9 @@ type report struct {
 	CallLogLines int64 `json:"callLogLines"`
 	// Cluster compares the redis store with the memory store (-cluster).
 	Cluster *clusterReport `json:"cluster,omitempty"`
+	// Tracing compares the traced gateways with the untraced one in the
+	// first scenario (-tracing).
+	Tracing *tracingReport `json:"tracing,omitempty"`
 	// Scenarios are every scenario of a sweep, the first included; absent
 	// without sweeps.
 	Scenarios []scenarioReport `json:"scenarios,omitempty"`
@@ -228,6 +231,7 @@ func (r *report) writeTable(w io.Writer) {
 		fmt.Fprintf(w, "redis-server CPU per gateway-redis request: %.1f µs (warm-up included); store errors %.0f, local decisions %.0f\n",
 			c.RedisCPUMicrosPerR, c.StoreErrors, c.LocalDecisions)
 	}
+	r.Tracing.writeTable(w)
 }
 
 // loadAverage is the 1-minute load average of /proc/loadavg, 0 when it

@@ -72,6 +72,7 @@ func knownKinds() map[string]func() any {
 		"policy/v1/PodDisruptionBudget":           func() any { return &policyv1.PodDisruptionBudget{} },
 		"networking.k8s.io/v1/NetworkPolicy":      func() any { return &networkingv1.NetworkPolicy{} },
 		"monitoring.coreos.com/v1/ServiceMonitor": func() any { return &ServiceMonitor{} },
+		"monitoring.coreos.com/v1/PrometheusRule": func() any { return &PrometheusRule{} },
 	}
 }
 

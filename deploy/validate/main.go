@@ -8,7 +8,9 @@
 //
 // With -config FILE, the config.yaml key of the ConfigMap must equal FILE
 // (trailing newlines aside): the chart then deploys exactly the file the
-// gateway is tested with. It prints one line per document and exits 1
+// gateway is tested with. With -rules FILE, the one PrometheusRule's spec
+// must equal that rule file (deploy/prometheus/rules.yaml, which promtool
+// tests). It prints one line per document and exits 1
 // listing every problem.
 package main
 
@@ -32,6 +34,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "file the ConfigMap's config.yaml must equal (empty: not checked)")
+	rulesPath := fs.String("rules", "", "rule file the one PrometheusRule's spec must equal (empty: not checked)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -46,6 +49,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err == nil && *configPath != "" {
 		err = checkConfig(objs, *configPath)
+	}
+	if err == nil && *rulesPath != "" {
+		err = checkRuleFile(objs, *rulesPath)
 	}
 	for _, o := range objs {
 		fmt.Fprintf(stdout, "ok  %-40s %s/%s\n", o.Source, o.Kind, o.Name)

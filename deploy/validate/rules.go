@@ -31,7 +31,8 @@ const minGracePeriod = 30
 // objects: exactly one Deployment, hardened and probed; credentials only
 // through secretKeyRef; the config mounted as a directory; every Service,
 // PodDisruptionBudget, HorizontalPodAutoscaler and ServiceMonitor pointing
-// at that Deployment's pods and ports.
+// at that Deployment's pods and ports; every PrometheusRule loadable by
+// Prometheus.
 func CheckRules(objs []Object) error {
 	var r rules
 	var deps []*appsv1.Deployment
@@ -73,8 +74,11 @@ func CheckRules(objs []Object) error {
 		}
 	}
 	for _, o := range objs {
-		if sm, ok := o.Value.(*ServiceMonitor); ok {
-			r.serviceMonitor(sm, services)
+		switch v := o.Value.(type) {
+		case *ServiceMonitor:
+			r.serviceMonitor(v, services)
+		case *PrometheusRule:
+			r.prometheusRule(v)
 		}
 	}
 	return r.err()

@@ -34,7 +34,8 @@ func TestRunGoodManifests(t *testing.T) {
 	assert.Equal(t, 0, code, stderr.String())
 	for _, kind := range []string{"apps/v1/Deployment", "v1/Service", "v1/ConfigMap", "v1/ServiceAccount",
 		"autoscaling/v2/HorizontalPodAutoscaler", "policy/v1/PodDisruptionBudget",
-		"networking.k8s.io/v1/NetworkPolicy", "monitoring.coreos.com/v1/ServiceMonitor"} {
+		"networking.k8s.io/v1/NetworkPolicy", "monitoring.coreos.com/v1/ServiceMonitor",
+		"monitoring.coreos.com/v1/PrometheusRule"} {
 		assert.Contains(t, stdout.String(), kind)
 	}
 }
@@ -88,6 +89,18 @@ func TestRunRefusesBadManifests(t *testing.T) {
 		{desc: "HPA scales another Deployment", mutate: func(t *testing.T, s string) string {
 			return edit(t, s, "    kind: Deployment\n    name: gw-gateway\n", "    kind: Deployment\n    name: other\n")
 		}, wantErr: ErrRule, wantMsg: "scales Deployment/other"},
+		{desc: "unknown field in a PrometheusRule's rule", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "          for: 15m\n", "          for: 15m\n          severity: page\n")
+		}, wantMsg: `unknown field "severity"`},
+		{desc: "a rule both recording and alerting", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "        - alert: GatewayBreakerOpen\n", "        - alert: GatewayBreakerOpen\n          record: gateway:breaker:open\n")
+		}, wantErr: ErrRule, wantMsg: "exactly one of record and alert"},
+		{desc: "a duration Prometheus cannot read", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "          for: 15m\n", "          for: 15 minutes\n")
+		}, wantErr: ErrRule, wantMsg: `"15 minutes" is not a Prometheus duration`},
+		{desc: "two groups of one name", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "    - name: gateway.alerts\n", "    - name: gateway.recording\n")
+		}, wantErr: ErrRule, wantMsg: "repeated"},
 		{desc: "no documents", mutate: func(t *testing.T, s string) string { return "# nothing\n---\n" }},
 	}
 	for _, tc := range tests {
@@ -133,6 +146,34 @@ func TestConfigMustEqualTheFile(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
 			assert.Equal(t, tc.want, run([]string{"-config", tc.file}, strings.NewReader(good(t)), &stdout, &stderr), stderr.String())
+		})
+	}
+}
+
+func TestRulesMustEqualTheFile(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc     string
+		manifest func(t testing.TB) string
+		file     string
+		want     int
+	}{
+		{desc: "the shipped copy", manifest: good, file: "testdata/prometheus-rules.yaml", want: 0},
+		{desc: "an edited rule", file: "testdata/prometheus-rules.yaml", want: 1, manifest: func(t testing.TB) string {
+			return strings.Replace(good(t), "          for: 15m\n", "          for: 20m\n", 1)
+		}},
+		{desc: "no PrometheusRule rendered", file: "testdata/prometheus-rules.yaml", want: 1, manifest: func(t testing.TB) string {
+			g := good(t)
+			return g[:strings.Index(g, "---\n# Source: gateway/templates/prometheusrule.yaml")]
+		}},
+		{desc: "a missing file", manifest: good, file: "testdata/missing.yaml", want: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"-rules", tc.file}, strings.NewReader(tc.manifest(t)), &stdout, &stderr)
+			assert.Equal(t, tc.want, code, stderr.String())
 		})
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/cluster"
@@ -37,6 +39,9 @@ type Shared struct {
 	// (gateway/cluster); nil means each replica limits alone.
 	Cluster   *cluster.Store
 	Upstreams *UpstreamSet
+	// Tracer starts the server span of every request (tracing.Tracing's
+	// Tracer); nil when tracing is off.
+	Tracer trace.Tracer
 	// Spool is the process's upload spool (gateway/spool), opened once at
 	// start: it sweeps what dead processes left, which a reload must not
 	// do again. Nil: the first Build with a files route opens one under
@@ -171,7 +176,10 @@ func chain(routes http.Handler, cfg *config.Config, sh *Shared, authn identity.A
 	}
 	layers := []func(http.Handler) http.Handler{
 		// the Call and its trace id exist before anything else runs
-		func(h http.Handler) http.Handler { return middleware.Trace(h, now) },
+		func(h http.Handler) http.Handler {
+			return middleware.Traced(h, middleware.TraceDeps{Now: now, Tracer: sh.Tracer,
+				RecordUserID: cfg.Tracing.RecordUserID})
+		},
 		// metrics and the call log see every answer, errors of the layers below included
 		func(h http.Handler) http.Handler {
 			return middleware.Observe(h, middleware.ObserveDeps{Metrics: sh.Metrics, Log: sh.CallLog,

@@ -16,19 +16,31 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/restgate/gateway/gateway/app/apptest"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/duplicates"
 	"github.com/restgate/gateway/gateway/metrics"
+	"github.com/restgate/gateway/gateway/tracing"
 	sandboxaccounts "github.com/restgate/gateway/upstreams/sandbox/accounts"
 )
 
 // benchGateway builds the gateway of apptest.AccountsConfig, as the load
 // harness runs it, against a backend answering list, with real metrics,
 // duplicate detector and call log shipper (its collector counts lines).
+// extra are environment variables, name then value, for the config.
 func benchGateway(tb testing.TB, list []byte, extra ...string) (http.Handler, *atomic.Int64) {
+	tb.Helper()
+	return benchGatewayWith(tb, list, nil, extra...)
+}
+
+// benchGatewayWith is benchGateway with tracer starting the server spans
+// (nil: tracing off).
+func benchGatewayWith(tb testing.TB, list []byte, tracer trace.Tracer, extra ...string) (http.Handler, *atomic.Int64) {
 	tb.Helper()
 	length := strconv.Itoa(len(list))
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -68,6 +80,7 @@ func benchGateway(tb testing.TB, list []byte, extra ...string) (http.Handler, *a
 		Upstreams: NewUpstreamSet(m, func(string, string) (string, error) {
 			return "", fmt.Errorf("no sandbox here")
 		}),
+		Tracer: tracer,
 	}
 	gw, err := Build(context.Background(), cfg, table, sh)
 	require.NoError(tb, err)
@@ -104,6 +117,30 @@ func BenchmarkGatewayAccountsV2(b *testing.B) {
 		if rec.Code != http.StatusOK {
 			b.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}
+	}
+}
+
+// BenchmarkGatewayAccountsV2Traced is BenchmarkGatewayAccountsV2 with
+// tracing on, sampling 1% and 100% of the requests (parent-based, the
+// default), the spans batched to an exporter that discards them: the cost
+// of the spans themselves, without a collector's.
+func BenchmarkGatewayAccountsV2Traced(b *testing.B) {
+	for _, ratio := range []float64{0.01, 1} {
+		b.Run(fmt.Sprintf("%g%%", ratio*100), func(b *testing.B) {
+			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()),
+				sdktrace.WithSampler(tracing.Sampler(ratio, true)))
+			b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+			h, _ := benchGatewayWith(b, sandboxaccounts.FixedList(), tp.Tracer(tracing.ScopeName))
+			req := httptest.NewRequest(http.MethodGet, "/v2/accounts", nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", rec.Code, rec.Body)
+				}
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -24,6 +25,7 @@ func TestGarbageAnswersOpenTheBreaker(t *testing.T) {
 		path        string
 		contentType string
 		body        string
+		options     string // the upstream's options
 	}{
 		{desc: "account list that is an HTML page", path: "/v2/accounts", contentType: "text/html",
 			route: `{path: "/{version}/accounts", kind: accounts, upstream: a, model: Account, methods: [GET]}`,
@@ -31,6 +33,15 @@ func TestGarbageAnswersOpenTheBreaker(t *testing.T) {
 		{desc: "account that is no object", path: "/v2/accounts/001000000000001AAA", contentType: "application/json",
 			route: `{path: "/{version}/accounts/{accountId}", kind: account, upstream: a, model: Account, methods: [GET]}`,
 			body:  `"maintenance"`},
+		{desc: "account list that is an array of invalid JSON", path: "/v2/accounts", contentType: "application/json",
+			route: `{path: "/{version}/accounts", kind: accounts, upstream: a, model: Account, methods: [GET]}`,
+			body:  `[{"Id":"001000000000001AAA","Name":}]`},
+		{desc: "backend page of invalid JSON", path: "/v2/accounts?limit=1&offset=0", contentType: "application/json",
+			route: `{path: "/{version}/accounts", kind: accounts, upstream: a, model: Account, methods: [GET]}`,
+			body:  `[{"Id":"001000000000001AAA",,"Name":"Acme"}]`, options: "{paging: backend}"},
+		{desc: "backend page over the limit", path: "/v2/accounts?limit=1&offset=0", contentType: "application/json",
+			route: `{path: "/{version}/accounts", kind: accounts, upstream: a, model: Account, methods: [GET]}`,
+			body:  `[{"Id":"001000000000001AAA","Name":"Acme"},{"Id":"001000000000002AAA","Name":"Beta"}]`, options: "{paging: backend}"},
 		{desc: "proxied answer that is not JSON", path: "/v2/contacts", contentType: "text/plain",
 			route: `{path: "/{version}/contacts", kind: proxy, upstream: a, upstreamPath: "/contacts", model: Account}`,
 			body:  "OK"},
@@ -60,9 +71,10 @@ upstreams:
     url: %s
     breaker: {consecutiveFailures: 3, openTimeout: 1h}
     retry: {attempts: 1}
+    options: %s
 routes:
   - %s
-`, backend.URL, tt.route), nil)
+`, backend.URL, cmp.Or(tt.options, "{}"), tt.route), nil)
 
 			rec, _ := h.do(t, "GET", tt.path, "", nil)
 			require.Equal(t, 200, rec.Code, rec.Body.String())

@@ -114,8 +114,23 @@ type Result struct {
 	SizeParam string
 	// Owner, when not nil, owns JSON's memory (a pooled upstream answer):
 	// the writer releases it once the answer is written or refused, and
-	// nothing may use JSON after that.
-	Owner interface{ Release() }
+	// nothing may use JSON after that. Before, it rejects it when the
+	// backend's answer is at fault (see Owner).
+	Owner Owner
+}
+
+// Owner owns a Result's JSON: *upstreams.Answer, whose upstream call is
+// reported only once it is released, so that the writer's verdict on the
+// answer is the call's outcome.
+type Owner interface {
+	// Reject says that the backend's answer is unusable: not valid JSON,
+	// or a page that breaks the backend's contract (a KindInvalid error
+	// of Paging). The call is then counted invalid and a breaker failure.
+	// The writer's own bounds (the output limit, the nesting depth) are
+	// not the backend's failure and reject nothing.
+	Reject(err error)
+	// Release gives JSON's memory back; JSON must not be used after it.
+	Release()
 }
 
 // Form is what a Result's JSON is. Every form but Document is enveloped,

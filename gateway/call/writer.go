@@ -72,9 +72,11 @@ func (w *Writer) Serve(h Handler) http.Handler {
 // deeply, CALLOUT_FAILED 502 when it is not valid JSON (see
 // serializationError).
 func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res Result) {
-	if res.Owner != nil {
-		defer res.Owner.Release()
-	}
+	// The owner is released as soon as JSON is rewritten, before the answer
+	// is sent, so that its upstream call is reported without waiting for
+	// the client (see Owner); on every other path when Success returns.
+	owner := res.Owner
+	defer release(&owner)
 	if res.Form == Document {
 		w.document(rw, c, res)
 		return
@@ -103,17 +105,26 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 				w.Error(rw, r, c, tooLong(res, opts, err))
 				return
 			}
+			if se := (*mapping.SyntaxError)(nil); owner != nil && errors.As(err, &se) {
+				owner.Reject(err)
+			}
+			release(&owner)
 			w.Error(rw, r, c, serializationError(err))
 			return
 		}
 		if res.Paging != nil {
 			if res.Page, err = res.Paging(elements); err != nil {
 				*bp = buf[:0]
+				if ue := upstreams.AsError(err); owner != nil && ue != nil && ue.Kind == upstreams.KindInvalid {
+					owner.Reject(ue)
+				}
+				release(&owner)
 				w.Error(rw, r, c, err)
 				return
 			}
 		}
 	}
+	release(&owner)
 	status := res.Status
 	if status == 0 {
 		status = http.StatusOK
@@ -134,6 +145,14 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	buf = envelope.AppendMeta(buf, meta)
 	*bp = buf[:0]
 	w.send(rw, status, buf, st)
+}
+
+// release releases *o once: it is nil afterwards.
+func release(o *Owner) {
+	if *o != nil {
+		(*o).Release()
+		*o = nil
+	}
 }
 
 // document sends res.JSON as it is (see Document).

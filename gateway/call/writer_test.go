@@ -17,6 +17,7 @@ import (
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/mapping"
+	"github.com/restgate/gateway/upstreams"
 )
 
 func TestSuccessAndItsFailures(t *testing.T) {
@@ -32,6 +33,7 @@ func TestSuccessAndItsFailures(t *testing.T) {
 		id         string
 		result     string
 		mapKeyFlag bool
+		rejected   bool // the owner learns that the backend's answer is at fault
 	}{
 		{desc: "mapped, selected, nulls dropped", res: Result{JSON: []byte(`[{"Id":"1","Name":"A","X":null}]`)},
 			status: 200, result: `[{"id":"1"}]`, mapKeyFlag: true},
@@ -41,7 +43,15 @@ func TestSuccessAndItsFailures(t *testing.T) {
 		{desc: "too large is SERIALIZATION_FAILED", res: Result{JSON: []byte(`["` + strings.Repeat("a", 100) + `"]`)},
 			maxOutput: 50, status: 500, id: envelope.SerializationFailed},
 		{desc: "backend JSON that is not JSON is a failed callout", res: Result{JSON: []byte(`[{"Id":`)},
-			status: 502, id: envelope.CalloutFailed},
+			status: 502, id: envelope.CalloutFailed, rejected: true},
+		{desc: "a page the backend's contract does not allow", res: Result{JSON: []byte(`[{"Id":"1"},{"Id":"2"}]`),
+			Paging: func(int) (*envelope.Page, error) {
+				return nil, Upstream(&upstreams.Error{Upstream: "a", Kind: upstreams.KindInvalid, Message: "2 for limit 1"}, "X")
+			}},
+			status: 502, id: envelope.CalloutFailed, rejected: true},
+		{desc: "a page the client asked wrongly for", res: Result{JSON: []byte(`[{"Id":"1"}]`),
+			Paging: func(int) (*envelope.Page, error) { return nil, envelope.InvalidParameter("offset", "too far") }},
+			status: 400, id: envelope.ParameterInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -53,6 +63,7 @@ func TestSuccessAndItsFailures(t *testing.T) {
 			tt.res.Owner = owner
 			w.Success(rec, httptest.NewRequest("GET", "/v1/x", nil), c, tt.res)
 			assert.Equal(t, 1, owner.released, "the result's owner is released once, after the answer is written")
+			assert.Equal(t, tt.rejected, owner.rejected != nil, "rejected: %v", owner.rejected)
 			require.Equal(t, tt.status, rec.Code, rec.Body.String())
 			assert.Equal(t, tt.status, c.Status)
 			assert.Equal(t, tt.id, c.CodeID)
@@ -115,6 +126,14 @@ func TestFormFlags(t *testing.T) {
 type scribbler struct {
 	json     []byte
 	released int
+	rejected error
+}
+
+// Reject records the writer's verdict; it must come before the release.
+func (s *scribbler) Reject(err error) {
+	if s.released == 0 {
+		s.rejected = err
+	}
 }
 
 func (s *scribbler) Release() {

@@ -125,8 +125,10 @@ type Config struct {
 	Elasticsearch ElasticsearchConfig
 	// RetryBackoff is the first wait before a batch the collector could not
 	// take (unreachable, timing out, 5xx, 401, 403, 408, 429, breaker open)
-	// is sent again; it doubles, with jitter, up to MaxRetryBackoff. The
-	// batch is held meanwhile, never dropped. Default 1s.
+	// is sent again; it doubles, with jitter, up to MaxRetryBackoff. A 429
+	// or 503 waits the collector's Retry-After instead when it sent one
+	// (they are the collector's flow control, not counted by the breaker).
+	// The batch is held meanwhile, never dropped. Default 1s.
 	RetryBackoff time.Duration
 	// MaxRetryBackoff bounds that wait, a collector's Retry-After
 	// included. Default 30s.

@@ -173,8 +173,10 @@ func (s *Shipper) ack(b diskqueue.Batch) {
 }
 
 // hold waits before a batch is sent again: the backoff of the failures so
-// far with jitter, or the collector's Retry-After, at most MaxRetryBackoff.
-// false means ctx ended first.
+// far with jitter, or longer when the collector sent a Retry-After with its
+// 429 or 503, or until an open breaker half-opens; at most MaxRetryBackoff.
+// A 429 or 503 without Retry-After gets the backoff (retryAfter is zero:
+// the client is built WithOwnFlowControl). false means ctx ended first.
 func (s *Shipper) hold(ctx context.Context, failures int, retryAfter time.Duration) bool {
 	d := s.cfg.RetryBackoff << min(failures, 20)
 	if d <= 0 || d > s.cfg.MaxRetryBackoff {
@@ -235,8 +237,8 @@ func (s *Shipper) send(ctx context.Context, sd *sender) (v []verdict, retryAfter
 	resp, err := s.client.Do(req)
 	if err != nil {
 		// The client answers 401, 403, 429 and 503 as errors too: a 429 or
-		// 503 carries the collector's Retry-After (or the breaker's open
-		// timeout), an open breaker when it half-opens.
+		// 503 carries the collector's Retry-After (zero when it sent none),
+		// an open breaker the time until it half-opens.
 		if ue := upstreams.AsError(err); ue != nil {
 			retryAfter = ue.RetryAfter
 			if ue.Kind == upstreams.KindRetired {
@@ -262,8 +264,9 @@ func (s *Shipper) send(ctx context.Context, sd *sender) (v []verdict, retryAfter
 	case status == http.StatusRequestEntityTooLarge:
 		drain(resp.Body)
 		return all(retry), 0, true
-	case status == http.StatusUnauthorized, status == http.StatusForbidden, status == http.StatusRequestTimeout,
-		status == http.StatusTooManyRequests:
+	case status == http.StatusRequestTimeout:
+		// 401, 403 and 429 never get here: the client returns them as
+		// errors (above).
 		drain(resp.Body)
 		s.logger.Warn("call log collector did not take the batch; it is held and sent again", "entries", len(sd.part),
 			"collector", s.cfg.URL, "status", status)

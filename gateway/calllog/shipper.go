@@ -131,7 +131,10 @@ func NewShipper(cfg Config, obs upstreams.Observer, m Metrics, logger *slog.Logg
 	if err != nil {
 		return nil, err
 	}
-	client, err := upstreams.NewClient(Upstream, cfg.Client, obs)
+	// The shipper holds a batch the collector cannot take and paces its
+	// own sending again (hold): the collector's 429 and 503 are waited out
+	// per batch, not by opening the breaker for every sender.
+	client, err := upstreams.NewClient(Upstream, cfg.Client, obs, upstreams.WithOwnFlowControl())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}

@@ -44,6 +44,8 @@ type Config struct {
 	Upstreams map[string]upstreams.Settings `yaml:"upstreams" reload:"yes"`
 	// Routes are the served path templates, each with what serves it.
 	Routes []Route `yaml:"routes" reload:"yes"`
+	// Tracing exports OpenTelemetry spans over OTLP (off by default).
+	Tracing Tracing `yaml:"tracing" reload:"restart"`
 	// Cluster is the state the replicas of one deployment share.
 	Cluster Cluster `yaml:"cluster" reload:"restart"`
 }

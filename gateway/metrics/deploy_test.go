@@ -130,9 +130,9 @@ func TestUnknownNames(t *testing.T) {
 func exportedFamilies(t *testing.T) map[string]*dto.MetricFamily {
 	t.Helper()
 	m, reg := newTestMetrics(t)
-	m.ObserveRequest("/{version}/accounts", "GET", "v1", 200, time.Millisecond, time.Microsecond)
+	m.ObserveRequest("/{version}/accounts", "GET", "v1", 200, time.Millisecond, time.Microsecond, "")
 	m.RequestStarted()
-	m.CountError("URL_INVALID")
+	m.CountError("URL_INVALID", 404)
 	m.CountDuplicate("/{version}/accounts")
 	m.CountReload(true)
 	m.CallDone("accounts", "success", time.Millisecond)

@@ -94,8 +94,8 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace,
 			Name:      "errors_total",
-			Help:      "Error answers by response-code id.",
-		}, []string{"id"}),
+			Help:      "Error answers by response-code id and status class (4xx, 5xx) of the error's HTTP status.",
+		}, []string{"id", "status_class"}),
 		duplicates: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace,
 			Name:      "duplicate_requests_total",

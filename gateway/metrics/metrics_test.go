@@ -39,12 +39,12 @@ func TestMetricsExposition(t *testing.T) {
 			file:  "requests.txt",
 			names: []string{"gateway_request_duration_seconds"},
 			record: func(m *Metrics) {
-				m.ObserveRequest("/{version}/accounts", "GET", "v2", 200, 30*time.Millisecond, 20*time.Millisecond)
-				m.ObserveRequest("/{version}/accounts", "GET", "v2", 200, 300*time.Millisecond, 200*time.Millisecond)
+				m.ObserveRequest("/{version}/accounts", "GET", "v2", 200, 30*time.Millisecond, 20*time.Millisecond, "")
+				m.ObserveRequest("/{version}/accounts", "GET", "v2", 200, 300*time.Millisecond, 200*time.Millisecond, "")
 				// Parallel upstream calls can exceed the wall time: gateway time floors at zero.
-				m.ObserveRequest("/{version}/accounts/{accountId}", "PUT", "v1", 404, 2*time.Millisecond, 3*time.Millisecond)
+				m.ObserveRequest("/{version}/accounts/{accountId}", "PUT", "v1", 404, 2*time.Millisecond, 3*time.Millisecond, "")
 				// No backend called: no upstream observation.
-				m.ObserveRequest("/{version}/settings/endpoints", "GET", "v3", 200, 700*time.Microsecond, 0)
+				m.ObserveRequest("/{version}/settings/endpoints", "GET", "v3", 200, 700*time.Microsecond, 0, "")
 			},
 		},
 		{
@@ -52,23 +52,28 @@ func TestMetricsExposition(t *testing.T) {
 			file:  "request_labels.txt",
 			names: []string{"gateway_request_duration_seconds"},
 			record: func(m *Metrics) {
-				m.ObserveRequest("", "GET", "", 404, 1500*time.Microsecond, 0)
-				m.ObserveRequest("/v1/accounts/001xx000003DGb2AAG", "BREW", "v1", 404, 1500*time.Microsecond, 0)
-				m.ObserveRequest("/v1/users/jdoe", "GET", "version-one", 0, 1500*time.Microsecond, 0)
+				m.ObserveRequest("", "GET", "", 404, 1500*time.Microsecond, 0, "")
+				m.ObserveRequest("/v1/accounts/001xx000003DGb2AAG", "BREW", "v1", 404, 1500*time.Microsecond, 0, "")
+				m.ObserveRequest("/v1/users/jdoe", "GET", "version-one", 0, 1500*time.Microsecond, 0, "")
 			},
 		},
 		{
-			desc:  "in flight, errors and duplicates",
+			desc:  "in flight, errors by id and status class, and duplicates",
 			file:  "errors.txt",
 			names: []string{"gateway_requests_in_flight", "gateway_errors_total", "gateway_duplicate_requests_total"},
 			record: func(m *Metrics) {
 				m.RequestStarted()
 				m.RequestStarted()
 				m.RequestDone()
-				m.CountError("URL_INVALID")
-				m.CountError("URL_INVALID")
-				m.CountError("CALLOUT_FAILED")
-				m.CountError("not an id; DROP TABLE")
+				m.CountError("URL_INVALID", 404)
+				m.CountError("URL_INVALID", 404)
+				m.CountError("CALLOUT_FAILED", 503)
+				// One id, two classes: the upstream's 404 and a 502.
+				m.CountError("SOBJECT_OPERATION_FAILED", 404)
+				m.CountError("SOBJECT_OPERATION_FAILED", 502)
+				m.CountError("CALLOUT_FAILED", 499)
+				m.CountError("not an id; DROP TABLE", 500)
+				m.CountError("REST_DISPATCHER_FAILED", 0)
 				m.CountDuplicate("/{version}/accounts")
 				m.CountDuplicate("/v2/accounts")
 			},
@@ -176,7 +181,7 @@ func TestNewTwiceOnOneRegistryFailsAndLeavesItIntact(t *testing.T) {
 	_, err = New(reg, BuildInfo{})
 	require.Error(t, err)
 
-	m.CountError("URL_INVALID")
+	m.CountError("URL_INVALID", 404)
 	after, err := testutil.GatherAndCount(reg)
 	require.NoError(t, err)
 	assert.Equal(t, before+1, after, "the first set still serves and nothing else was added")

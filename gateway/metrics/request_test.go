@@ -27,7 +27,7 @@ func TestObserveRequestAllocatesNothingOnceWarm(t *testing.T) {
 		t.Run(tc.desc, func(t *testing.T) {
 			m, _ := newTestMetrics(t)
 			observe := func() {
-				m.ObserveRequest("/{version}/accounts/{accountId}", "GET", "v2", 200, 5*time.Millisecond, tc.upstream)
+				m.ObserveRequest("/{version}/accounts/{accountId}", "GET", "v2", 200, 5*time.Millisecond, tc.upstream, "")
 			}
 			observe()
 			assert.Zero(t, testing.AllocsPerRun(100, observe))
@@ -45,7 +45,7 @@ func TestObserveRequestConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range perWorker {
 				m.RequestStarted()
-				m.ObserveRequest(routes[(w+i)%len(routes)], "GET", "v1", 200, time.Millisecond, time.Microsecond)
+				m.ObserveRequest(routes[(w+i)%len(routes)], "GET", "v1", 200, time.Millisecond, time.Microsecond, "")
 				m.RequestDone()
 			}
 		})
@@ -69,7 +69,7 @@ func TestObserveRequestBeyondTheCacheStillCounts(t *testing.T) {
 	t.Parallel()
 	m, _ := newTestMetrics(t)
 	for i := range maxCachedLabels + 10 {
-		m.ObserveRequest(fmt.Sprintf("/{version}/r%d", i), "GET", "v1", 200, time.Millisecond, 0)
+		m.ObserveRequest(fmt.Sprintf("/{version}/r%d", i), "GET", "v1", 200, time.Millisecond, 0, "")
 	}
 	m.requests.mu.RLock()
 	cached := len(m.requests.m)
@@ -77,7 +77,7 @@ func TestObserveRequestBeyondTheCacheStillCounts(t *testing.T) {
 	assert.Equal(t, maxCachedLabels, cached)
 
 	last := fmt.Sprintf("/{version}/r%d", maxCachedLabels+9)
-	m.ObserveRequest(last, "GET", "v1", 200, time.Millisecond, 0)
+	m.ObserveRequest(last, "GET", "v1", 200, time.Millisecond, 0, "")
 	h, err := m.requestDuration.GetMetricWithLabelValues(last, "GET", "200", "v1", phaseTotal)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(2), histogramCount(t, h))
@@ -94,10 +94,10 @@ func histogramCount(t *testing.T, o prometheus.Observer) uint64 {
 
 func BenchmarkObserveRequest(b *testing.B) {
 	m, _ := newTestMetrics(b)
-	m.ObserveRequest("/{version}/accounts/{accountId}", "GET", "v2", 200, 5*time.Millisecond, 3*time.Millisecond)
+	m.ObserveRequest("/{version}/accounts/{accountId}", "GET", "v2", 200, 5*time.Millisecond, 3*time.Millisecond, "")
 	b.ReportAllocs()
 	for b.Loop() {
-		m.ObserveRequest("/{version}/accounts/{accountId}", "GET", "v2", 200, 5*time.Millisecond, 3*time.Millisecond)
+		m.ObserveRequest("/{version}/accounts/{accountId}", "GET", "v2", 200, 5*time.Millisecond, 3*time.Millisecond, "")
 	}
 }
 
@@ -105,13 +105,13 @@ func BenchmarkObserveRequestParallel(b *testing.B) {
 	m, _ := newTestMetrics(b)
 	routes := []string{"/{version}/accounts", "/{version}/accounts/{accountId}", "/{version}/tasks", "/{version}/query"}
 	for _, r := range routes {
-		m.ObserveRequest(r, "GET", "v2", 200, 5*time.Millisecond, 3*time.Millisecond)
+		m.ObserveRequest(r, "GET", "v2", 200, 5*time.Millisecond, 3*time.Millisecond, "")
 	}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0
 		for pb.Next() {
-			m.ObserveRequest(routes[i%len(routes)], "GET", "v2", 200, 5*time.Millisecond, 3*time.Millisecond)
+			m.ObserveRequest(routes[i%len(routes)], "GET", "v2", 200, 5*time.Millisecond, 3*time.Millisecond, "")
 			i++
 		}
 	})

@@ -48,10 +48,18 @@ func (m *Metrics) BreakerChanged(upstream, from, to string) {
 // SetBreakerState sets an upstream's state gauge without counting a
 // transition. Call it once per upstream when its breaker is built (with
 // "closed"), so the series exists before the first transition; an unknown
-// state is ignored.
+// state is ignored. It also makes the upstream's four transition series
+// (closed -> open, open -> half-open, half-open -> open, half-open ->
+// closed) exist at zero, so that increase() over a window sees the first
+// transition too: an alert counting trips would otherwise miss one.
 func (m *Metrics) SetBreakerState(upstream, state string) {
+	upstream = normalizeName(upstream)
 	if v, ok := breakerValue(state); ok {
-		m.breakerState.WithLabelValues(normalizeName(upstream)).Set(v)
+		m.breakerState.WithLabelValues(upstream).Set(v)
+	}
+	for _, t := range [][2]string{{breakerClosed, breakerOpen}, {breakerOpen, breakerHalfOpen},
+		{breakerHalfOpen, breakerOpen}, {breakerHalfOpen, breakerClosed}} {
+		m.breakerTransition.WithLabelValues(upstream, t[0], t[1])
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/duplicates"
@@ -17,8 +19,8 @@ import (
 type Recorder interface {
 	RequestStarted()
 	RequestDone()
-	ObserveRequest(route, method, version string, status int, total, upstream time.Duration)
-	CountError(id string)
+	ObserveRequest(route, method, version string, status int, total, upstream time.Duration, traceID string)
+	CountError(id string, status int)
 	CountDuplicate(route string)
 }
 
@@ -34,7 +36,9 @@ type Duplicates interface {
 	Seen(ctx context.Context, req duplicates.Request, now time.Time) bool
 }
 
-// Unmatched is the route label of requests no route matched.
+// Unmatched is the route of requests no route matched in the call log and
+// the slow-call warning (the metrics get "" and record their own
+// placeholder).
 const Unmatched = "unmatched"
 
 // ObserveDeps are what Observe reports to.
@@ -52,33 +56,33 @@ type ObserveDeps struct {
 // (total, gateway, upstream), the error counter by response-code id, the
 // duplicate detector, the asynchronous call log entry and, for slow calls, a
 // warning in the local log. Labels are route templates, never raw paths.
+// A request whose trace is recorded (tracing on and sampled) gives its trace
+// id to the latency histogram as an exemplar.
 func Observe(next http.Handler, d ObserveDeps) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		d.Metrics.RequestStarted()
 		defer d.Metrics.RequestDone()
 		next.ServeHTTP(rw, r)
 		c := call.From(r.Context())
-		route := Unmatched
+		template, route := "", Unmatched
 		if c.Route != nil {
-			route = c.Route.Template
+			template, route = c.Route.Template, c.Route.Template
 		}
-		status := c.Status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		if r.Context().Err() != nil {
-			status = upstreams.StatusClientClosedRequest // the client went away; nobody failed
-		}
+		status := answeredStatus(r, c)
 		total := time.Duration(c.TotalMillis * float64(time.Millisecond))
 		upstream := c.Upstream.Timing.Total()
-		d.Metrics.ObserveRequest(route, r.Method, c.Version, status, total, upstream)
+		var exemplar string
+		if trace.SpanFromContext(r.Context()).IsRecording() {
+			exemplar = c.TraceID
+		}
+		d.Metrics.ObserveRequest(template, r.Method, c.Version, status, total, upstream, exemplar)
 		if c.CodeID != "" {
-			d.Metrics.CountError(c.CodeID)
+			d.Metrics.CountError(c.CodeID, status)
 		}
 		now := d.Now()
 		dup := d.Duplicates.Seen(r.Context(), duplicateKey(r, c), now)
 		if dup {
-			d.Metrics.CountDuplicate(route)
+			d.Metrics.CountDuplicate(template)
 		}
 		text := statusText(status)
 		if c.CodeID != "" {
@@ -97,6 +101,20 @@ func Observe(next http.Handler, d ObserveDeps) http.Handler {
 				"trace_id", c.TraceID, "user_id", c.Identity.UserID)
 		}
 	})
+}
+
+// answeredStatus is the status a request is measured, traced and logged
+// with: the writer's (an error's own status, also under
+// errors.statusMode always200), 200 when nothing was written, and 499 when
+// the client went away before the answer.
+func answeredStatus(r *http.Request, c *call.Call) int {
+	if r.Context().Err() != nil {
+		return upstreams.StatusClientClosedRequest // the client went away; nobody failed
+	}
+	if c.Status == 0 {
+		return http.StatusOK
+	}
+	return c.Status
 }
 
 // duplicateKey is what makes two calls the same: the user, the method, the

@@ -16,6 +16,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/restgate/gateway/gateway/app"
 	"github.com/restgate/gateway/gateway/calllog"
@@ -78,6 +80,8 @@ type gateway struct {
 	reloader *reload.Reloader
 	counter  *countingCounter
 	srv      *httptest.Server
+	// spans holds the server span of every request.
+	spans *tracetest.InMemoryExporter
 }
 
 // newGateway builds the config file at path and serves it through a
@@ -92,13 +96,20 @@ func newLoggedGateway(t *testing.T, path, fake string, logger *slog.Logger) *gat
 	t.Helper()
 	m, err := metrics.New(prometheus.NewRegistry(), metrics.BuildInfo{})
 	require.NoError(t, err)
+	// Every request is traced into memory, so a test can see what a
+	// reload changes in the server spans.
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	sh := &app.Shared{Logger: logger, Metrics: m, CallLog: nopLog{}, Duplicates: duplicates.New(time.Minute, 100),
-		Upstreams: app.NewUpstreamSet(m, func(string, string) (string, error) { return "", os.ErrNotExist })}
+		Upstreams: app.NewUpstreamSet(m, func(string, string) (string, error) { return "", os.ErrNotExist }),
+		Tracer:    tp.Tracer("reload-test")}
 	cfg, table, err := routes.Load(path, nil)
 	require.NoError(t, err)
 	gw, err := app.Build(context.Background(), cfg, table, sh)
 	require.NoError(t, err)
-	g := &gateway{path: path, fake: fake, shared: sh, api: server.NewSwappable(gw.Handler), counter: &countingCounter{}}
+	g := &gateway{path: path, fake: fake, shared: sh, api: server.NewSwappable(gw.Handler), counter: &countingCounter{},
+		spans: spans}
 	g.reloader = reload.New(reload.Options{Path: path, Serving: gw, Shared: sh, Target: g.api, Counter: g.counter, Logger: logger})
 	g.srv = httptest.NewServer(g.api)
 	t.Cleanup(g.srv.Close)
@@ -166,4 +177,36 @@ func startWatcher(t *testing.T, g *gateway) {
 	wg.Add(1)
 	go func() { defer wg.Done(); w.Run(ctx) }()
 	t.Cleanup(func() { cancel(); wg.Wait() })
+}
+
+// startCountingWatcher is startWatcher whose every reload, once it
+// returned, is reported on the channel.
+func startCountingWatcher(t *testing.T, g *gateway) <-chan struct{} {
+	t.Helper()
+	reloaded := make(chan struct{}, 16)
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := reload.NewWatcher(g.path, 50*time.Millisecond, func() {
+		_ = g.reloader.Reload(ctx, "file changed")
+		reloaded <- struct{}{}
+	}, discard())
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return reloaded
+}
+
+// lastSpanHas reports whether the last server span recorded has the
+// attribute key.
+func (g *gateway) lastSpanHas(t *testing.T, key string) bool {
+	t.Helper()
+	spans := g.spans.GetSpans()
+	require.NotEmpty(t, spans)
+	for _, kv := range spans[len(spans)-1].Attributes {
+		if string(kv.Key) == key {
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -195,4 +196,75 @@ func TestNewWatcherMissingDirectory(t *testing.T) {
 	t.Parallel()
 	_, err := reload.NewWatcher(filepath.Join(t.TempDir(), "missing", "config.yaml"), 0, func() {}, nil)
 	assert.ErrorIs(t, err, reload.ErrNotWatched)
+}
+
+// TestOneChangeIsOneReload: a file write that both the watcher and a SIGHUP
+// report, in either order, is one reload, counted once, for a file that
+// applies and for one that is refused alike.
+func TestOneChangeIsOneReload(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc        string
+		signalFirst bool
+		valid       bool
+	}{
+		{desc: "watcher then SIGHUP, applied", valid: true},
+		{desc: "SIGHUP then watcher, applied", signalFirst: true, valid: true},
+		{desc: "watcher then SIGHUP, refused"},
+		{desc: "SIGHUP then watcher, refused", signalFirst: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			fake := fakeBackend(t, 200)
+			path := filepath.Join(t.TempDir(), "config.yaml")
+			writeFile(t, path, configText(fake, "v0"))
+			g := newGateway(t, path, fake)
+			watched := startCountingWatcher(t, g)
+
+			text := configText(fake, "v0", addedRoute)
+			if !tt.valid {
+				text += "colour: red\n"
+			}
+			writeFile(t, path, text)
+			if tt.signalFirst {
+				_ = g.reloader.Reload(context.Background(), "SIGHUP")
+				<-watched
+			} else {
+				<-watched
+				_ = g.reloader.Reload(context.Background(), "SIGHUP")
+			}
+			// SIGHUP again, with nothing changed: still nothing to do.
+			_ = g.reloader.Reload(context.Background(), "SIGHUP")
+
+			ok, failed := int64(0), int64(1)
+			if tt.valid {
+				ok, failed = 1, 0
+			}
+			assert.Equal(t, ok, g.counter.ok.Load(), "successes")
+			assert.Equal(t, failed, g.counter.failed.Load(), "failures")
+			assert.Equal(t, tt.valid, slices.Contains(g.listed(t), "/{version}/types/{objectName}"))
+		})
+	}
+}
+
+// TestSignalWithoutChangeReloadsNothing: the file the gateway started with,
+// signalled, is not a reload.
+func TestSignalWithoutChangeReloadsNothing(t *testing.T) {
+	t.Parallel()
+	fake := fakeBackend(t, 200)
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	writeFile(t, path, configText(fake, "v0"))
+	g := newGateway(t, path, fake)
+	require.NoError(t, g.reloader.Reload(context.Background(), "SIGHUP"))
+	assert.Zero(t, g.counter.ok.Load()+g.counter.failed.Load())
+
+	// A file that reverts to what serves is loaded again: its content
+	// differs from the last loaded (the refused one).
+	writeFile(t, path, "routes: [\n")
+	require.Error(t, g.reloader.Reload(context.Background(), "SIGHUP"))
+	writeFile(t, path, configText(fake, "v0"))
+	require.NoError(t, g.reloader.Reload(context.Background(), "SIGHUP"))
+	assert.Equal(t, int64(1), g.counter.ok.Load())
+	assert.Equal(t, int64(1), g.counter.failed.Load())
 }

@@ -9,8 +9,11 @@ package reload
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 
 	"github.com/restgate/gateway/gateway/app"
@@ -58,9 +61,18 @@ type Reloader struct {
 	serving *app.Gateway
 	// started is the configuration the process started with.
 	started *config.Config
+	// last is the digest of the file's content last loaded, and settled
+	// says its outcome cannot change by loading it again: it was applied,
+	// or refused for what it says. A build that failed on something
+	// outside the file (a key set that could not be fetched) is not
+	// settled, so asking again retries it.
+	last    [sha256.Size]byte
+	settled bool
 }
 
-// New returns a Reloader.
+// New returns a Reloader. The file's content at this point is taken as
+// the serving configuration's: loading the same bytes again changes
+// nothing and is skipped.
 func New(opts Options) *Reloader {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
@@ -68,17 +80,40 @@ func New(opts Options) *Reloader {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Reloader{opts: opts, serving: opts.Serving, started: opts.Serving.Config}
+	r := &Reloader{opts: opts, serving: opts.Serving, started: opts.Serving.Config}
+	if data, err := os.ReadFile(opts.Path); err == nil {
+		r.last, r.settled = sha256.Sum256(data), true
+	}
+	return r
 }
 
 // Reload loads, validates and builds the config file; only a gateway that
 // built completely replaces the serving one. A refused config is logged
 // with every problem (cause names what asked for the reload), counted, and
 // returned; the old one keeps serving.
+//
+// Content already loaded is not loaded again: one change that both the
+// file watcher and a SIGHUP report is one reload, counted once, whichever
+// comes first, and a refused file asked for again stays refused without
+// another count. Only a build that failed on something outside the file
+// is retried on the same content.
 func (r *Reloader) Reload(ctx context.Context, cause string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	gw, restart, err := r.build(ctx)
+	data, err := os.ReadFile(r.opts.Path)
+	if err != nil {
+		r.opts.Counter.CountReload(false)
+		r.opts.Logger.Error("config reload refused; the previous config keeps serving",
+			"cause", cause, "path", r.opts.Path, "err", err)
+		return fmt.Errorf("reading config: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	if r.settled && sum == r.last {
+		r.opts.Logger.Info("config unchanged since it was last loaded; nothing to reload", "cause", cause, "path", r.opts.Path)
+		return nil
+	}
+	r.last = sum
+	gw, restart, err := r.build(ctx, data)
 	if err != nil {
 		r.opts.Counter.CountReload(false)
 		r.opts.Logger.Error("config reload refused; the previous config keeps serving",
@@ -104,17 +139,21 @@ func (r *Reloader) Current() *config.Config {
 	return r.serving.Config
 }
 
-// build reads the config file as the start does (routes.Load) and
+// build loads the file's data as the start does (routes.Load) and
 // assembles its gateway aside, with the start values of the keys that need
-// a restart; restart lists those whose value the file changed.
-func (r *Reloader) build(ctx context.Context) (gw *app.Gateway, restart []string, err error) {
-	cfg, table, err := routes.Load(r.opts.Path, r.opts.Getenv, r.opts.Checks...)
+// a restart; restart lists those whose value the file changed. It records
+// whether the outcome is settled: a file refused for what it says stays
+// refused, a build that failed may succeed later.
+func (r *Reloader) build(ctx context.Context, data []byte) (gw *app.Gateway, restart []string, err error) {
+	r.settled = true
+	cfg, table, err := routes.Parse(data, r.opts.Getenv, r.opts.Checks...)
 	if err != nil {
 		return nil, nil, err
 	}
 	restart = config.RestartChanges(r.started, cfg)
 	config.KeepRestart(cfg, r.started)
 	gw, err = app.Build(ctx, cfg, table, r.opts.Shared)
+	r.settled = err == nil
 	return gw, restart, err
 }
 

@@ -69,13 +69,13 @@ func (g *gateway) exchange(t *testing.T, path, body string, header map[string]st
 
 // TestReloadAppliesTheKeysThatSayTheyReload checks the reference's reload
 // column against the reloader: each key that reloads although its section
-// is read at start (server, log, cluster) is changed by a reload and the
+// is read at start (server, log, tracing, cluster) is changed by a reload and the
 // change is seen in the next request. The table must name every such key.
 func TestReloadAppliesTheKeysThatSayTheyReload(t *testing.T) {
 	t.Parallel()
 	deep := `{"id":{"b":{"c":{"d":1}}}}`
 	tests := map[string]struct {
-		// setting is added to the server or log section
+		// setting is added to the server, log or tracing section
 		section, setting string
 		// before and after: the status of GET path with body
 		path, body    string
@@ -88,6 +88,9 @@ func TestReloadAppliesTheKeysThatSayTheyReload(t *testing.T) {
 		header               map[string]string
 		seenHeader, seenBody string
 		route                string
+		// spanAttr: after the reload, and not before, the request's server
+		// span has this attribute
+		spanAttr string
 	}{
 		"server.limits.maxBodyBytes": {section: "server", setting: "limits: {maxBodyBytes: 8}",
 			path: "/v1/settings/model/Thing", body: `{"id": "x"}`, before: 200, after: http.StatusRequestEntityTooLarge},
@@ -103,6 +106,8 @@ func TestReloadAppliesTheKeysThatSayTheyReload(t *testing.T) {
 		"server.compression.enabled": {section: "server", setting: "compression: {enabled: true, minBytes: 1}",
 			path: "/v1/settings/endpoints", before: 200, after: 200,
 			header: map[string]string{"Accept-Encoding": "gzip"}, seenHeader: "Content-Encoding"},
+		"tracing.recordUserId": {section: "tracing", setting: "recordUserId: true",
+			path: "/v1/settings/endpoints", before: 200, after: 200, spanAttr: "enduser.id"},
 	}
 	for key, setting := range map[string]string{
 		"server.compression.level":    "compression: {enabled: true, minBytes: 1, level: 9}",
@@ -156,6 +161,9 @@ func TestReloadAppliesTheKeysThatSayTheyReload(t *testing.T) {
 			if tt.logged != "" {
 				assert.Empty(t, logs.find(tt.logged), "before the reload")
 			}
+			if tt.spanAttr != "" {
+				assert.False(t, g.lastSpanHas(t, tt.spanAttr), "before the reload")
+			}
 			if tt.seenHeader != "" {
 				assert.Empty(t, resp.Header.Get(tt.seenHeader), "before the reload")
 			}
@@ -176,6 +184,9 @@ func TestReloadAppliesTheKeysThatSayTheyReload(t *testing.T) {
 			assert.Equal(t, tt.after, resp.StatusCode, "after the reload")
 			if tt.logged != "" {
 				assert.NotEmpty(t, logs.find(tt.logged), "after the reload")
+			}
+			if tt.spanAttr != "" {
+				assert.True(t, g.lastSpanHas(t, tt.spanAttr), "after the reload")
 			}
 			if tt.seenHeader != "" {
 				assert.NotEmpty(t, resp.Header.Get(tt.seenHeader), "after the reload")

@@ -21,6 +21,22 @@ func Load(path string, getenv func(string) string, checks ...Check) (*config.Con
 	if err != nil {
 		return nil, nil, err
 	}
+	return check(f, checks)
+}
+
+// Parse is Load of the file's bytes, already read by a caller that needs
+// them too (a reload compares them with the ones it last loaded).
+func Parse(data []byte, getenv func(string) string, checks ...Check) (*config.Config, *Table, error) {
+	f, err := config.Decode(data, getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	return check(f, checks)
+}
+
+// check validates the decoded file, builds its table and runs checks,
+// reporting every problem at once.
+func check(f *config.File, checks []Check) (*config.Config, *Table, error) {
 	errs := []error{config.Validate(f.Config)}
 	table, terr := Build(f.Config)
 	errs = append(errs, terr)

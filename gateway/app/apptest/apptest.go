@@ -7,17 +7,18 @@ package apptest
 // everything a production request passes: profiles on the admin listener
 // (idle unless asked for), v2's derived key map, null removal, the
 // upstream's breaker and retries, metrics, and the call log shipped to a
-// collector. It reads GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN, GATEWAY_TLS
+// collector; tracing when GATEWAY_TRACING is true (collector and sampler
+// from the OTEL_* variables). It reads GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN, GATEWAY_TLS
 // (default auto), GATEWAY_ENGINE (the API listener's and the upstream
 // transport's HTTP/1 engines, default fast), GATEWAY_DATA_DIR, GATEWAY_LOG_COLLECTOR_URL,
-// ACCOUNTS_URL, and for the cluster target GATEWAY_RATE_LIMIT_RPS,
+// GATEWAY_TRACING, ACCOUNTS_URL, and for the cluster target GATEWAY_RATE_LIMIT_RPS,
 // GATEWAY_RATE_LIMIT_BURST, GATEWAY_CLUSTER_STORE and GATEWAY_REDIS_URL,
 // GATEWAY_MAX_OUTPUT (mapping.maxOutputChars) and
 // GATEWAY_ACCOUNTS_PAGING (the accounts upstream's options.paging) for the
 // payload sweep's large pages, and GATEWAY_COMPRESSION
 // (server.compression.enabled); what is unset takes its default (no rate
 // limit, the memory store, the shipped output limit, adapter paging as in
-// the shipped config, no compression).
+// the shipped config, no compression, no tracing).
 const AccountsConfig = `server:
   listen: ${GATEWAY_LISTEN:-}
   adminListen: ${GATEWAY_ADMIN_LISTEN:-}
@@ -45,6 +46,8 @@ log:
   batchSize: 100
   flushInterval: 1s
   level: warn
+tracing:
+  enabled: ${GATEWAY_TRACING:-false}
 models:
   Account:
     fields: [Id, Name, External_Id__c, SicDesc, AccountSource, Site, Rating, Description, TickerSymbol,

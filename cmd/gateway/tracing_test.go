@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/gateway/tracing/tracingtest"
+)
+
+// TestServeExportsSpans runs serve with tracing on against an OTLP/HTTP
+// collector: a request's server and client spans reach it by the time serve
+// returns (the batch is flushed at exit), under the configured service name.
+func TestServeExportsSpans(t *testing.T) {
+	t.Parallel()
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`[{"Id":"001000000000001AAA","Name":"Acme"}]`))
+	}))
+	t.Cleanup(backend.Close)
+	rcv := tracingtest.New()
+	collector := httptest.NewServer(rcv)
+	t.Cleanup(collector.Close)
+
+	dir := t.TempDir()
+	api, admin := freeAddr(t), freeAddr(t)
+	cfg := fmt.Sprintf(childConfig, api, admin, dir, backend.URL) +
+		fmt.Sprintf("tracing: {enabled: true, endpoint: %q, serviceName: gw-serve-test}\n", collector.URL)
+	cfgPath := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte(cfg), 0o600))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "-config", cfgPath}, &out, &out, func(string) string { return "" })
+	}()
+	waitReady(t, "http://"+admin+"/readyz", &bytes.Buffer{})
+	resp, err := http.Get("http://" + api + "/v2/accounts")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	cancel()
+	select {
+	case code := <-done:
+		require.Equal(t, 0, code, out.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve did not stop; output:\n%s", out.String())
+	}
+
+	names := map[string]bool{}
+	for _, s := range rcv.Spans() {
+		names[s.GetName()] = true
+	}
+	assert.True(t, names["GET /{version}/accounts"], "the server span: %v", names)
+	assert.True(t, names["GET accounts"], "the client span: %v", names)
+	exports := rcv.Exports()
+	require.NotEmpty(t, exports)
+	found := false
+	for _, kv := range exports[0].Request.GetResourceSpans()[0].GetResource().GetAttributes() {
+		found = found || kv.GetKey() == "service.name" && kv.GetValue().GetStringValue() == "gw-serve-test"
+	}
+	assert.True(t, found, "service.name from tracing.serviceName")
+	assert.Contains(t, out.String(), `"msg":"tracing on"`)
+}
