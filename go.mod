@@ -32,6 +32,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require github.com/yuin/goldmark v1.8.7
+
 require (
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
