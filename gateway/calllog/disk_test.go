@@ -168,7 +168,8 @@ func FuzzDecodeItem(f *testing.F) {
 		again := encodeItem(nil, &got)
 		var back item
 		require.NoError(t, decodeItem(again, &back))
-		assert.Equal(t, got, back)
+		// Compared encoded: a NaN time is not equal to itself.
+		assert.Equal(t, again, encodeItem(nil, &back))
 	})
 }
 
