@@ -87,7 +87,7 @@ func ClientReason(code, message string) string {
 	// A replacement can join pieces into something a rule takes (markup
 	// around a secret's value): the rules run until nothing changes.
 	for range 4 {
-		next := strings.TrimSuffix(tidy(r.apply(message)), ":")
+		next := strings.TrimRight(tidy(r.apply(message)), ": ")
 		if next == message {
 			break
 		}
