@@ -71,9 +71,7 @@ var reasonPatterns = reasonSet{
 func ClientReason(code, message string) string {
 	r := &reasonPatterns
 	message = strings.ToValidUTF8(message, "")
-	if loc := r.stack.FindStringIndex(message); loc != nil {
-		message = message[:loc[0]]
-	}
+	message = r.cutStack(message)
 	code = strings.Map(func(c rune) rune {
 		if c == '_' || c == '-' || c == '.' || unicode.IsLetter(c) || unicode.IsDigit(c) {
 			return c
@@ -87,7 +85,9 @@ func ClientReason(code, message string) string {
 	// A replacement can join pieces into something a rule takes (markup
 	// around a secret's value): the rules run until nothing changes.
 	for range 4 {
-		next := strings.TrimRight(tidy(r.apply(message)), ": ")
+		// Cut again once tidied: a control character dropped can make a
+		// stack frame's line of what followed it.
+		next := strings.TrimRight(r.cutStack(tidy(r.apply(message))), ": ")
 		if next == message {
 			break
 		}
@@ -101,6 +101,14 @@ func ClientReason(code, message string) string {
 type reasonSet struct {
 	stack *regexp.Regexp
 	rules []reasonRule
+}
+
+// cutStack drops message from the first line of a stack trace on.
+func (r *reasonSet) cutStack(message string) string {
+	if loc := r.stack.FindStringIndex(message); loc != nil {
+		return message[:loc[0]]
+	}
+	return message
 }
 
 func (r *reasonSet) apply(message string) string {
