@@ -65,7 +65,7 @@ func newRunner(repo, dir string, pkgs []string) (*runner, error) {
 	if err := os.WriteFile(filepath.Join(shim, "go"), []byte(script), 0o755); err != nil {
 		return nil, err
 	}
-	return &runner{repo: repo, shim: shim}, nil
+	return &runner{repo: repo, shim: shim, free: newPortPool()}, nil
 }
 
 // checkSyntax parses a skipped block's commands with the shell without

@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -35,6 +33,8 @@ type runner struct {
 	// shim is a folder holding the go command the pages run: go run of a
 	// built package runs its binary, anything else is refused.
 	shim string
+	// free gives each page's gateway its ports.
+	free *portPool
 }
 
 // result is what running a page found.
@@ -104,7 +104,7 @@ func (pr *pageRun) setup() error {
 		return err
 	}
 	for _, port := range defaultPorts {
-		free, err := freePort()
+		free, err := pr.free.take()
 		if err != nil {
 			return err
 		}
@@ -260,16 +260,6 @@ func (pr *pageRun) unrewrite(lines []string) []string {
 		out[i] = strings.ReplaceAll(l, pr.dir, ".")
 	}
 	return out
-}
-
-// freePort asks the kernel for a free loopback port.
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
 }
 
 func indent(lines []string) string {
