@@ -24,7 +24,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== build ${out}"
-(cd "${root}" && CGO_ENABLED=0 go build -tags nosandbox -trimpath -ldflags="-s -w" -o "${out}" ./cmd/gateway)
+(cd "${root}" && CGO_ENABLED=0 go build -tags nosandbox,grpcnotrace -trimpath -ldflags="-s -w" -o "${out}" ./cmd/gateway)
 
 echo "== static?"
 if ! command -v file >/dev/null 2>&1; then
@@ -56,6 +56,13 @@ if grep -q 'modernc.org/sqlite' <<<"${info}"; then
   echo "FAIL: the binary links SQLite:" >&2; grep modernc <<<"${info}" >&2; exit 1
 fi
 echo "built with -tags nosandbox, no modernc.org/sqlite"
+
+echo "== no text/template (grpcnotrace: gRPC's golang.org/x/net/trace would link html/template,"
+echo "   which keeps every exported method of the binary and adds about 10 MB)"
+if go list -deps -tags nosandbox,grpcnotrace "${root}/cmd/gateway" | grep -qx 'text/template'; then
+  echo "FAIL: the production build links text/template:" >&2
+  go list -deps -tags nosandbox,grpcnotrace "${root}/cmd/gateway" | grep -E 'template|x/net/trace' >&2; exit 1
+fi
 
 echo "== sandbox upstreams are refused"
 # config.yaml's *_URL default to "sandbox": check names each one, and serve
