@@ -64,10 +64,11 @@ func batchJSON(subjectID string, files []File) ([]byte, error) {
 	}{inputs})
 }
 
-// writeBody writes the whole multipart body to w. It is the same code that
+// writeBody writes the whole multipart body to w: the "json" part holding
+// rich, then each file as the part name(i) says. It is the same code that
 // measures the body (send false: file contents skipped) and that sends
 // it, so the announced Content-Length cannot drift from what is written.
-func writeBody(w io.Writer, boundary string, rich []byte, files []File, send bool) error {
+func writeBody(w io.Writer, boundary string, rich []byte, files []File, name func(int) string, send bool) error {
 	mw := multipart.NewWriter(w)
 	if err := mw.SetBoundary(boundary); err != nil {
 		return err
@@ -88,8 +89,8 @@ func writeBody(w io.Writer, boundary string, rich []byte, files []File, send boo
 	}
 	for i, f := range files {
 		// CreateFormFile writes exactly the documented headers:
-		// form-data; name="fileN"; filename="..." and application/octet-stream.
-		pw, err := mw.CreateFormFile(partName(i), headerSafe(f.Filename))
+		// form-data; name="..."; filename="..." and application/octet-stream.
+		pw, err := mw.CreateFormFile(name(i), headerSafe(f.Filename))
 		if err != nil {
 			return err
 		}

@@ -149,7 +149,7 @@ func (c *Client) Upload(ctx context.Context, subjectID string, files []File) ([]
 		return nil, fmt.Errorf("files: encoding batch input: %w", err)
 	}
 	boundary := multipart.NewWriter(io.Discard).Boundary()
-	write := func(w io.Writer, send bool) error { return writeBody(w, boundary, rich, files, send) }
+	write := func(w io.Writer, send bool) error { return writeBody(w, boundary, rich, files, partName, send) }
 	resp, err := c.stream(ctx, c.url, boundary, write, files)
 	if err != nil {
 		return nil, err

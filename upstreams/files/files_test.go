@@ -387,10 +387,10 @@ func FuzzWriteBody(f *testing.F) {
 		rich, err := batchJSON("001", files)
 		require.NoError(t, err)
 		const boundary = "fuzz-boundary-0123456789"
-		want, err := measure(func(w io.Writer, send bool) error { return writeBody(w, boundary, rich, files, send) }, files)
+		want, err := measure(func(w io.Writer, send bool) error { return writeBody(w, boundary, rich, files, partName, send) }, files)
 		require.NoError(t, err)
 		var buf bytes.Buffer
-		require.NoError(t, writeBody(&buf, boundary, rich, files, true))
+		require.NoError(t, writeBody(&buf, boundary, rich, files, partName, true))
 		assert.Equal(t, want, int64(buf.Len()), "announced length is the written length")
 
 		mr := multipart.NewReader(&buf, boundary)

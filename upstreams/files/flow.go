@@ -8,7 +8,6 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
-	"net/textproto"
 
 	"github.com/restgate/gateway/upstreams"
 )
@@ -65,7 +64,11 @@ func (c *Client) uploadOne(ctx context.Context, f File) (string, *Result, error)
 	}
 	boundary := multipart.NewWriter(io.Discard).Boundary()
 	one := []File{f}
-	write := func(w io.Writer, send bool) error { return writeFileUpload(w, boundary, meta, f, send) }
+	// the files resource's body: the "json" part with the title, then the
+	// file as "fileData"
+	write := func(w io.Writer, send bool) error {
+		return writeBody(w, boundary, meta, []File{f}, func(int) string { return fileDataPart }, send)
+	}
 	resp, err := c.stream(ctx, c.filesURL, boundary, write, one)
 	if err != nil {
 		if ue := upstreams.AsError(err); ue != nil && ue.Kind == upstreams.KindRejected {
@@ -92,35 +95,6 @@ func (c *Client) uploadOne(ctx context.Context, f File) (string, *Result, error)
 		return "", nil, upstreams.Reject(resp, invalid("the files resource answered no file id", err))
 	}
 	return detail.ID, nil, nil
-}
-
-// writeFileUpload is the files resource's multipart body: the "json" part
-// with the title, then the file as "fileData".
-func writeFileUpload(w io.Writer, boundary string, meta []byte, f File, send bool) error {
-	mw := multipart.NewWriter(w)
-	if err := mw.SetBoundary(boundary); err != nil {
-		return err
-	}
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", `form-data; name="`+jsonPartName+`"`)
-	h.Set("Content-Type", jsonContentType)
-	pw, err := mw.CreatePart(h)
-	if err != nil {
-		return err
-	}
-	if _, err := pw.Write(meta); err != nil {
-		return err
-	}
-	pw, err = mw.CreateFormFile(fileDataPart, headerSafe(f.Filename))
-	if err != nil {
-		return err
-	}
-	if send {
-		if err := copyFile(pw, f, make([]byte, copyBufferSize)); err != nil {
-			return err
-		}
-	}
-	return mw.Close()
 }
 
 // postFeedItems posts one feed item per uploaded file id, in ONE batch, as
