@@ -40,6 +40,20 @@ const maxBody = 1 << 20
 // back. db should come from sandboxdb.Open, whose single connection
 // serialises the writers.
 func New(db *sql.DB) (http.Handler, error) {
+	return serve(db, func(s *store) routes {
+		h := &handler{store: s}
+		return routes{list: h.list, create: h.create, get: h.get, update: h.update, remove: h.remove}
+	})
+}
+
+// routes are the handlers of the resource's five routes.
+type routes struct {
+	list, create, get, update, remove http.HandlerFunc
+}
+
+// serve creates and seeds the table in db and serves the routes build
+// makes over its store.
+func serve(db *sql.DB, build func(*store) routes) (http.Handler, error) {
 	if err := sfdc.EnsureTables(db); err != nil {
 		return nil, err
 	}
@@ -47,15 +61,15 @@ func New(db *sql.DB) (http.Handler, error) {
 	if err := s.seedOnce(context.Background()); err != nil {
 		return nil, fmt.Errorf("seeding accounts: %w", err)
 	}
-	h := &handler{store: s}
+	rs := build(s)
 	mux := http.NewServeMux()
 	for _, base := range []string{"/api/v1/account", "/api/v1/account/{$}"} {
-		mux.HandleFunc("GET "+base, h.list)
-		mux.HandleFunc("POST "+base, h.create)
+		mux.HandleFunc("GET "+base, rs.list)
+		mux.HandleFunc("POST "+base, rs.create)
 	}
-	mux.HandleFunc("GET /api/v1/account/{id}", h.get)
-	mux.HandleFunc("POST /api/v1/account/{id}", h.update)
-	mux.HandleFunc("DELETE /api/v1/account/{id}", h.remove)
+	mux.HandleFunc("GET /api/v1/account/{id}", rs.get)
+	mux.HandleFunc("POST /api/v1/account/{id}", rs.update)
+	mux.HandleFunc("DELETE /api/v1/account/{id}", rs.remove)
 	return mux, nil
 }
 

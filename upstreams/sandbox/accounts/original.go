@@ -1,15 +1,11 @@
 package accounts
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/restgate/gateway/upstreams/sandbox/sfdc"
 )
 
 // NewOriginal returns the account controller as the original service
@@ -29,23 +25,10 @@ import (
 // original writes them; errors are Spring's JSON error body. It creates and
 // seeds the table like New.
 func NewOriginal(db *sql.DB) (http.Handler, error) {
-	if err := sfdc.EnsureTables(db); err != nil {
-		return nil, err
-	}
-	s := newStore(db)
-	if err := s.seedOnce(context.Background()); err != nil {
-		return nil, fmt.Errorf("seeding accounts: %w", err)
-	}
-	h := &original{store: s}
-	mux := http.NewServeMux()
-	for _, base := range []string{"/api/v1/account", "/api/v1/account/{$}"} {
-		mux.HandleFunc("GET "+base, h.list)
-		mux.HandleFunc("POST "+base, h.create)
-	}
-	mux.HandleFunc("GET /api/v1/account/{id}", h.get)
-	mux.HandleFunc("POST /api/v1/account/{id}", h.replace)
-	mux.HandleFunc("DELETE /api/v1/account/{id}", h.remove)
-	return mux, nil
+	return serve(db, func(s *store) routes {
+		h := &original{store: s}
+		return routes{list: h.list, create: h.create, get: h.get, update: h.replace, remove: h.remove}
+	})
 }
 
 // original serves the original controller's routes from one store.
