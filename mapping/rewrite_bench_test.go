@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/restgate/gateway/mapping/mappingtest"
 )
 
 // benchAccounts returns a JSON array of Salesforce-style account records of
@@ -162,30 +164,6 @@ func TestBaselineAgrees(t *testing.T) {
 	}
 }
 
-// benchRecords returns a JSON array of n records shaped as the load
-// harness's backend answers them (cmd/loadtest): an attributes object, the
-// account fields, plain ASCII text, five nulls; about 750 bytes each.
-func benchRecords(n int) []byte {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		id := fmt.Sprintf("001%012dAAA", i)
-		fmt.Fprintf(&b, `{"attributes":{"type":"Account","url":"/services/data/v58.0/sobjects/Account/%s"},`+
-			`"Id":"%s","Name":"Account %d","External_Id__c":"EXT-%07d","SicDesc":null,"AccountSource":"Web",`+
-			`"Site":null,"Rating":"Warm","Description":"Record number %d of the load test, with some text to read",`+
-			`"TickerSymbol":null,"Ownership":"Public","NumberOfEmployees":%d,"BillingCountry":"United States",`+
-			`"BillingPostalCode":"27215","BillingState":"NC","BillingCity":"Burlington","BillingStreet":"525 S. Lexington Ave",`+
-			`"ParentId":null,"Type":"Customer - Direct","Total_Assets__c":%d.5,"PhotoUrl":"/services/images/photo/%s",`+
-			`"Website":"www.example.com","AccountNumber":"CD%06d","Fax":null,"Phone":"(336) 222-7000"}`,
-			id, id, i, i, i, 100*i, 1000000*i, id, 355000+i)
-	}
-	b.WriteByte(']')
-	return []byte(b.String())
-}
-
 // BenchmarkRewriteRecords rewrites the load harness's record lists (20 and
 // 2000 records) as the gateway's v2 answers do: derived names, nulls
 // dropped, counted for the page.
@@ -195,7 +173,7 @@ func BenchmarkRewriteRecords(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, n := range []int{20, 2000} {
-		src := benchRecords(n)
+		src := mappingtest.Records(n)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			opts := Options{Map: km, DropNulls: true, MaxOutput: -1}
 			dst := make([]byte, 0, len(src)+1024)
