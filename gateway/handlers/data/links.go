@@ -71,35 +71,50 @@ func (l *Linker) Links(version string) *mapping.Links {
 var errBadLocator = errors.New("nextRecordsUrl names no batch the gateway can answer")
 
 // appendURLs rewrites a describe's urls object member by member, keeping
-// their order and leaving out those no route answers.
+// their order and leaving out those no route answers; a urls member that
+// is not such an object is left out.
 func (l *Linker) appendURLs(dst []byte, version string, raw []byte) ([]byte, bool, error) {
+	out, err := l.appendPaths(dst, raw, version)
+	if err != nil {
+		return dst, false, nil
+	}
+	return out, true, nil
+}
+
+var errNotObject = errors.New("not a JSON object")
+
+// appendPaths appends the object raw (name -> backend address) with each
+// address that a data route answers rewritten to its gateway path, in
+// raw's order, and the others left out; a member whose value is not a
+// string is left out too. The error is errNotObject, or JSON's.
+func (l *Linker) appendPaths(dst, raw []byte, version string) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return dst, false, nil
+		return dst, errors.Join(errNotObject, err)
 	}
 	dst = append(dst, '{')
 	n := 0
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return dst, false, nil
+			return dst, err
 		}
-		key, _ := tok.(string)
-		var s string
-		if dec.Decode(&s) != nil {
+		name, _ := tok.(string)
+		var addr string
+		if dec.Decode(&addr) != nil {
 			continue
 		}
-		if p, ok := l.Path(s, version); ok {
+		if p, ok := l.Path(addr, version); ok {
 			if n > 0 {
 				dst = append(dst, ',')
 			}
-			dst = mapping.AppendString(dst, key)
+			dst = mapping.AppendString(dst, name)
 			dst = append(dst, ':')
 			dst = mapping.AppendString(dst, p)
 			n++
 		}
 	}
-	return append(dst, '}'), true, nil
+	return append(dst, '}'), nil
 }
 
 // Path is the gateway path of version that answers the backend address
@@ -184,31 +199,12 @@ func safeSegment(s string) bool {
 // path) into the gateway paths of the resources the gateway serves,
 // dropping the others, in the backend's order.
 func (l *Linker) Resources(body []byte, version string) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	out, err := l.appendPaths(nil, body, version)
+	switch {
+	case errors.Is(err, errNotObject):
 		return nil, invalidAnswer("the resource map is not an object", err)
+	case err != nil:
+		return nil, invalidAnswer("the resource map is not JSON", err)
 	}
-	out := []byte{'{'}
-	n := 0
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, invalidAnswer("the resource map is not JSON", err)
-		}
-		name, _ := tok.(string)
-		var path string
-		if err := dec.Decode(&path); err != nil {
-			continue
-		}
-		if p, ok := l.Path(path, version); ok {
-			if n > 0 {
-				out = append(out, ',')
-			}
-			out = mapping.AppendString(out, name)
-			out = append(out, ':')
-			out = mapping.AppendString(out, p)
-			n++
-		}
-	}
-	return append(out, '}'), nil
+	return out, nil
 }
