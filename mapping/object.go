@@ -131,19 +131,7 @@ func (r *rewriter) object(depth int, lv level, ks *keySlots) error {
 			}
 			pos = r.pos
 		} else {
-			if k.member != nil {
-				m := k.member
-				if first {
-					m = m[1:]
-				}
-				dst = append(dst, m...)
-			} else {
-				if !first {
-					dst = append(dst, ',')
-				}
-				dst = append(dst, src[keyStart:keyEnd]...)
-				dst = append(dst, ':')
-			}
+			dst = k.appendName(dst, src[keyStart:keyEnd], first)
 			first = false
 			end := -1
 			if pos < len(src) {

@@ -30,6 +30,24 @@ type keyInfo struct {
 	link bool
 }
 
+// appendName appends what comes before a member's value: a comma unless
+// the member is the object's first, then the mapped name, or keyTok (the
+// key as it came, quotes included) when the key is kept, and a colon.
+func (k *keyInfo) appendName(dst, keyTok []byte, first bool) []byte {
+	if k.member != nil {
+		m := k.member
+		if first {
+			m = m[1:]
+		}
+		return append(dst, m...)
+	}
+	if !first {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, keyTok...)
+	return append(dst, ':')
+}
+
 // keySlots are the keys remembered for the records of one top-level
 // array: the records' own keys, and apart from them the keys of objects
 // nested in records (their attributes), which carry no Select or

@@ -133,19 +133,7 @@ func (r *rewriter) link(src []byte, pos int, dst []byte, depth int, k keyInfo, k
 		key = r.links.Keys.list[r.links.Keys.index.find(name)]
 	}
 	mark := len(dst)
-	if k.member != nil {
-		m := k.member
-		if first {
-			m = m[1:]
-		}
-		dst = append(dst, m...)
-	} else {
-		if !first {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, keyTok...)
-		dst = append(dst, ':')
-	}
+	dst = k.appendName(dst, keyTok, first)
 	out, keep, err := r.links.Value(dst, key, raw)
 	if err != nil {
 		return 0, nil, false, err
