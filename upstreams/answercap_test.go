@@ -119,23 +119,3 @@ func TestAnswersReadBufferBounded(t *testing.T) {
 		})
 	}
 }
-
-// BenchmarkAnswersReadLarge reads a 1.5 MB answer (2000 records) as the
-// accounts adapter does: the size class is pooled, so reading allocates
-// nothing.
-func BenchmarkAnswersReadLarge(b *testing.B) {
-	body := bytes.Repeat([]byte(`{"Id":"001000000000001AAA","Name":"Account"},`), 33000)
-	var p Answers
-	rd := bytes.NewReader(body)
-	resp := answerOf(rd, int64(len(body)))
-	b.ReportAllocs()
-	b.SetBytes(int64(len(body)))
-	for b.Loop() {
-		rd.Reset(body)
-		a, err := p.Read(resp, 8<<20)
-		if err != nil {
-			b.Fatal(err)
-		}
-		a.Release()
-	}
-}

@@ -61,22 +61,30 @@ func TestAnswersReadError(t *testing.T) {
 	nilAnswer.Release()
 }
 
-// BenchmarkAnswersRead reads a 14 KB list answer and releases it, as the
-// accounts adapter does per request: the pooled buffer makes it free of
-// allocations.
+// BenchmarkAnswersRead reads a 14 KB list answer (320 records) and a
+// 1.5 MB one (2000 records) and releases it, as the accounts adapter does
+// per request: the pooled size classes make it free of allocations.
 func BenchmarkAnswersRead(b *testing.B) {
-	body := bytes.Repeat([]byte(`{"Id":"001000000000001AAA","Name":"Account"},`), 320)
-	var p Answers
-	rd := bytes.NewReader(body)
-	resp := answerOf(rd, int64(len(body)))
-	b.ReportAllocs()
-	b.SetBytes(int64(len(body)))
-	for b.Loop() {
-		rd.Reset(body)
-		a, err := p.Read(resp, 1<<20)
-		if err != nil {
-			b.Fatal(err)
-		}
-		a.Release()
+	for _, bb := range []struct {
+		name    string
+		records int
+		limit   int64
+	}{{"14KB", 320, 1 << 20}, {"1.5MB", 33000, 8 << 20}} {
+		b.Run(bb.name, func(b *testing.B) {
+			body := bytes.Repeat([]byte(`{"Id":"001000000000001AAA","Name":"Account"},`), bb.records)
+			var p Answers
+			rd := bytes.NewReader(body)
+			resp := answerOf(rd, int64(len(body)))
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				rd.Reset(body)
+				a, err := p.Read(resp, bb.limit)
+				if err != nil {
+					b.Fatal(err)
+				}
+				a.Release()
+			}
+		})
 	}
 }
