@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,46 +89,12 @@ func (c *logCollector) deliveries() map[string]int {
 	return out
 }
 
-// loggingGateway is this test binary re-executed into the real main, its
-// call log on the disk queue.
-type loggingGateway struct {
-	cmd        *exec.Cmd
-	out        *syncBuffer
-	api, admin string
-}
-
-func startLoggingGateway(t *testing.T, dir, collector, backend string) *loggingGateway {
+// startLoggingGateway runs a gateway whose call log is on the disk queue in dir.
+func startLoggingGateway(t *testing.T, dir, collector, backend string) *gatewayProcess {
 	t.Helper()
-	g := &loggingGateway{out: &syncBuffer{}, api: freeAddr(t), admin: freeAddr(t)}
-	path := filepath.Join(dir, "config.yaml")
-	require.NoError(t, os.WriteFile(path, fmt.Appendf(nil, diskQueueConfig, g.api, g.admin, dir, collector, backend), 0o600))
-	g.cmd = exec.Command(os.Args[0], "serve", "-config", path)
-	g.cmd.Env = append(os.Environ(), "GATEWAY_TEST_CHILD=1")
-	g.cmd.Stdout, g.cmd.Stderr = g.out, g.out
-	require.NoError(t, g.cmd.Start())
-	t.Cleanup(func() {
-		_ = g.cmd.Process.Kill()
-		_ = g.cmd.Wait()
+	return startProcess(t, dir, func(api, admin string) string {
+		return fmt.Sprintf(diskQueueConfig, api, admin, dir, collector, backend)
 	})
-	waitReady(t, "http://"+g.admin+"/readyz", g.out)
-	return g
-}
-
-// metric reads one unlabelled sample from the process's /metrics.
-func (g *loggingGateway) metric(t *testing.T, name string) float64 {
-	t.Helper()
-	resp, err := http.Get("http://" + g.admin + "/metrics")
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			require.NoError(t, err)
-			return f
-		}
-	}
-	return -1
 }
 
 // TestKill9LosesNoCallLogEntry: with the disk queue, a gateway killed with
@@ -155,7 +117,7 @@ func TestKill9LosesNoCallLogEntry(t *testing.T) {
 		resp.Body.Close()
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 	}
-	require.Eventually(t, func() bool { return g.metric(t, "gateway_log_disk_queue_entries") == n },
+	require.Eventually(t, func() bool { v, ok := g.metric(t, "gateway_log_disk_queue_entries"); return ok && v == n },
 		10*time.Second, 10*time.Millisecond, "every call's entry is in the disk queue; output:\n%s", g.out)
 	require.NoError(t, g.cmd.Process.Signal(syscall.SIGKILL))
 	_ = g.cmd.Wait()
@@ -165,7 +127,7 @@ func TestKill9LosesNoCallLogEntry(t *testing.T) {
 	g2 := startLoggingGateway(t, dir, up.srv.URL, backend.URL)
 	require.Eventually(t, func() bool { return len(up.deliveries()) == n }, 20*time.Second, 10*time.Millisecond,
 		"every entry delivered after the restart; output:\n%s", g2.out)
-	require.Eventually(t, func() bool { return g2.metric(t, "gateway_log_disk_queue_entries") == 0 },
+	require.Eventually(t, func() bool { v, ok := g2.metric(t, "gateway_log_disk_queue_entries"); return ok && v == 0 },
 		10*time.Second, 10*time.Millisecond)
 	for id, times := range up.deliveries() {
 		assert.Equal(t, 1, times, "entry %s delivered once", id)

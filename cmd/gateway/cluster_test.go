@@ -1,19 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -53,36 +46,16 @@ routes:
   - {path: "/{version}/accounts", kind: accounts, upstream: accounts, model: Account}
 `
 
-type replica struct {
-	api, admin string
-	cmd        *exec.Cmd
-	out        *bytes.Buffer
-}
-
-// startReplicas runs n gateways, each this test binary re-executed into the
-// real main and serve path, all on one Redis and one backend.
-func startReplicas(t *testing.T, n int, redisURL, backend string, rps float64, burst int) []*replica {
+// startReplicas runs n gateway processes, all on one Redis and one backend.
+func startReplicas(t *testing.T, n int, redisURL, backend string, rps float64, burst int) []*gatewayProcess {
 	t.Helper()
 	digest := func(key string) string { s := sha256.Sum256([]byte(key)); return hex.EncodeToString(s[:]) }
-	var rs []*replica
-	for i := range n {
+	var rs []*gatewayProcess
+	for range n {
 		dir := t.TempDir()
-		r := &replica{api: freeAddr(t), admin: freeAddr(t), out: &bytes.Buffer{}}
-		cfg := fmt.Sprintf(replicaConfig, r.api, r.admin, dir, digest("key-a"), digest("key-b"), rps, burst, redisURL, backend)
-		path := filepath.Join(dir, "config.yaml")
-		require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
-		r.cmd = exec.Command(os.Args[0], "serve", "-config", path)
-		r.cmd.Env = append(os.Environ(), "GATEWAY_TEST_CHILD=1")
-		r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
-		require.NoError(t, r.cmd.Start(), "replica %d", i)
-		t.Cleanup(func() {
-			_ = r.cmd.Process.Kill()
-			_ = r.cmd.Wait()
-		})
-		rs = append(rs, r)
-	}
-	for _, r := range rs {
-		waitReady(t, "http://"+r.admin+"/readyz", r.out)
+		rs = append(rs, startProcess(t, dir, func(api, admin string) string {
+			return fmt.Sprintf(replicaConfig, api, admin, dir, digest("key-a"), digest("key-b"), rps, burst, redisURL, backend)
+		}))
 	}
 	return rs
 }
@@ -113,23 +86,12 @@ func get(client *http.Client, url, key string) (int, error) {
 }
 
 // metricSum adds every sample of a metric family on the replicas' /metrics.
-func metricSum(t *testing.T, rs []*replica, name string) float64 {
+func metricSum(t *testing.T, rs []*gatewayProcess, name string) float64 {
 	t.Helper()
 	var sum float64
 	for _, r := range rs {
-		resp, err := http.Get("http://" + r.admin + "/metrics")
-		require.NoError(t, err)
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			line := sc.Text()
-			if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
-				continue
-			}
-			v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-			require.NoError(t, err, line)
-			sum += v
-		}
-		resp.Body.Close()
+		v, _ := r.metric(t, name)
+		sum += v
 	}
 	return sum
 }

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -35,17 +32,10 @@ func TestAPIFloodLeavesTheAdminListenerAnswering(t *testing.T) {
 	t.Cleanup(func() { _ = backend.Close() })
 
 	dir := t.TempDir()
-	api, admin := freeAddr(t), freeAddr(t)
-	cfgPath := filepath.Join(dir, "config.yaml")
-	require.NoError(t, os.WriteFile(cfgPath, fmt.Appendf(nil, childConfig, api, admin, dir, "http://"+bln.Addr().String()), 0o600))
-
-	var out syncBuffer
-	cmd := exec.Command(os.Args[0], "serve", "-config", cfgPath)
-	cmd.Env = append(os.Environ(), "GATEWAY_TEST_CHILD=1", "GATEWAY_TEST_NOFILE=256")
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	waitReady(t, "http://"+admin+"/readyz", &out)
+	g := startProcess(t, dir, func(api, admin string) string {
+		return fmt.Sprintf(childConfig, api, admin, dir, "http://"+bln.Addr().String())
+	}, "GATEWAY_TEST_NOFILE=256")
+	api, admin, out := g.api, g.admin, g.out
 
 	const flood = 400 // more than the process has descriptors
 	conns := make([]net.Conn, 0, flood)

@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,16 +68,10 @@ func TestHugeAnswersCostLittleMemory(t *testing.T) {
 	t.Cleanup(func() { _ = backend.Close() })
 
 	dir := t.TempDir()
-	api, admin := freeAddr(t), freeAddr(t)
-	cfgPath := filepath.Join(dir, "config.yaml")
-	require.NoError(t, os.WriteFile(cfgPath, fmt.Appendf(nil, hugeConfig, api, admin, dir, "http://"+bln.Addr().String()), 0o600))
-	var out bytes.Buffer
-	cmd := exec.Command(os.Args[0], "serve", "-config", cfgPath)
-	cmd.Env = append(os.Environ(), "GATEWAY_TEST_CHILD=1")
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	waitReady(t, "http://"+admin+"/readyz", &out)
+	g := startProcess(t, dir, func(api, admin string) string {
+		return fmt.Sprintf(hugeConfig, api, admin, dir, "http://"+bln.Addr().String())
+	})
+	api, cmd := g.api, g.cmd
 
 	client := &http.Client{Timeout: time.Minute}
 	type outcome struct {

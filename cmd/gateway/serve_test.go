@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -75,17 +74,10 @@ func TestSIGTERMUnderLoadAnswersEveryAcceptedRequest(t *testing.T) {
 	t.Cleanup(func() { _ = backend.Close() })
 
 	dir := t.TempDir()
-	api, admin := freeAddr(t), freeAddr(t)
-	cfgPath := filepath.Join(dir, "config.yaml")
-	require.NoError(t, os.WriteFile(cfgPath, fmt.Appendf(nil, childConfig, api, admin, dir, "http://"+bln.Addr().String()), 0o600))
-
-	var out bytes.Buffer
-	cmd := exec.Command(os.Args[0], "serve", "-config", cfgPath)
-	cmd.Env = append(os.Environ(), "GATEWAY_TEST_CHILD=1")
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	waitReady(t, "http://"+admin+"/readyz", &out)
+	g := startProcess(t, dir, func(api, admin string) string {
+		return fmt.Sprintf(childConfig, api, admin, dir, "http://"+bln.Addr().String())
+	})
+	api, admin, cmd, out := g.api, g.admin, g.cmd, g.out
 
 	const n = 20
 	var ok atomic.Int32

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -31,25 +30,12 @@ routes:
   - {path: "/{version}/files", kind: files, upstream: files, methods: [POST], maxBodyBytes: 104857600, bodyTimeout: 1m}
 `
 
-// gatewayProcess is a gateway started as a child process of the test.
-type gatewayProcess struct {
-	cmd        *exec.Cmd
-	out        *syncBuffer
-	api, admin string
-}
-
+// startGateway runs a gateway of the upload config on dataDir.
 func startGateway(t *testing.T, dataDir string) *gatewayProcess {
 	t.Helper()
-	g := &gatewayProcess{out: &syncBuffer{}, api: freeAddr(t), admin: freeAddr(t)}
-	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
-	require.NoError(t, os.WriteFile(cfgPath, fmt.Appendf(nil, uploadConfig, g.api, g.admin, dataDir), 0o600))
-	g.cmd = exec.Command(os.Args[0], "serve", "-config", cfgPath)
-	g.cmd.Env = append(os.Environ(), "GATEWAY_TEST_CHILD=1")
-	g.cmd.Stdout, g.cmd.Stderr = g.out, g.out
-	require.NoError(t, g.cmd.Start())
-	t.Cleanup(func() { _ = g.cmd.Process.Kill(); _ = g.cmd.Wait() })
-	waitReady(t, "http://"+g.admin+"/readyz", g.out)
-	return g
+	return startProcess(t, t.TempDir(), func(api, admin string) string {
+		return fmt.Sprintf(uploadConfig, api, admin, dataDir)
+	})
 }
 
 // startUpload sends the head of a large upload and the first megabyte of

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bufio"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// gatewayProcess is a gateway running as a child process of the test: this
+// test binary re-executed into main's serve path (TestMain), so that
+// signals, the exit code and the process's own memory are real.
+type gatewayProcess struct {
+	cmd *exec.Cmd
+	// out is what the process wrote to standard output and error.
+	out        *syncBuffer
+	api, admin string
+}
+
+// startProcess writes the config that config makes for the two free
+// addresses it is given (API, admin) to dir/config.yaml, runs `serve` on it
+// with env added to the test's environment, and returns once the admin
+// listener's /readyz answers 200. The process is killed at the test's end.
+func startProcess(t *testing.T, dir string, config func(api, admin string) string, env ...string) *gatewayProcess {
+	t.Helper()
+	g := &gatewayProcess{out: &syncBuffer{}, api: freeAddr(t), admin: freeAddr(t)}
+	path := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(config(g.api, g.admin)), 0o600))
+	g.cmd = exec.Command(os.Args[0], "serve", "-config", path)
+	g.cmd.Env = append(append(os.Environ(), "GATEWAY_TEST_CHILD=1"), env...)
+	g.cmd.Stdout, g.cmd.Stderr = g.out, g.out
+	require.NoError(t, g.cmd.Start())
+	t.Cleanup(func() {
+		_ = g.cmd.Process.Kill()
+		_ = g.cmd.Wait()
+	})
+	waitReady(t, "http://"+g.admin+"/readyz", g.out)
+	return g
+}
+
+// metric adds every sample of the metric family name on the process's
+// /metrics; false when it has none.
+func (g *gatewayProcess) metric(t *testing.T, name string) (float64, bool) {
+	t.Helper()
+	resp, err := http.Get("http://" + g.admin + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var sum float64
+	found := false
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		require.NoError(t, err, line)
+		sum, found = sum+v, true
+	}
+	return sum, found
+}
