@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -23,8 +22,6 @@ import (
 
 // These tests run only in a build without the sandbox (go test -tags
 // nosandbox ./cmd/gateway, as CI does): what the production image runs.
-
-var shippedConfig = filepath.Join("..", "..", "config.yaml")
 
 func TestNoSandboxLinksNoSQLite(t *testing.T) {
 	t.Parallel()

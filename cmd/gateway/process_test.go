@@ -13,6 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// shippedConfig is the repository's config.yaml.
+var shippedConfig = filepath.Join("..", "..", "config.yaml")
+
 // gatewayProcess is a gateway running as a child process of the test: this
 // test binary re-executed into main's serve path (TestMain), so that
 // signals, the exit code and the process's own memory are real.

@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,4 +74,55 @@ func TestServeExportsSpans(t *testing.T) {
 	}
 	assert.True(t, found, "service.name from tracing.serviceName")
 	assert.Contains(t, out.String(), `"msg":"tracing on"`)
+}
+
+// TestServeExportsSpansAsTheGuideSays runs the shipped config.yaml with
+// tracing turned on as the observability guide does, by GATEWAY_TRACING
+// and the standard OTEL_* variables in the process's environment (which the
+// OTLP exporter reads itself), and finds the request's spans at the
+// collector.
+func TestServeExportsSpansAsTheGuideSays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	t.Parallel()
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`[{"Id":"001000000000001AAA","Name":"Acme"}]`))
+	}))
+	t.Cleanup(backend.Close)
+	rcv := tracingtest.New()
+	collector := httptest.NewServer(rcv)
+	t.Cleanup(collector.Close)
+
+	api, admin := freeAddr(t), freeAddr(t)
+	cmd := exec.Command(os.Args[0], "serve", "-config", shippedConfig)
+	cmd.Env = []string{"GATEWAY_TEST_CHILD=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
+		"GATEWAY_LISTEN=" + api, "GATEWAY_ADMIN_LISTEN=" + admin, "GATEWAY_TLS=off", "GATEWAY_DATA_DIR=" + t.TempDir(),
+		// the guide's command
+		"GATEWAY_TRACING=true", "OTEL_EXPORTER_OTLP_ENDPOINT=" + collector.URL,
+		"OTEL_TRACES_SAMPLER=parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG=1"}
+	for _, v := range []string{"ACCOUNTS_URL", "WORKFLOW_URL", "DATA_URL", "FILES_URL", "FEED_URL"} {
+		cmd.Env = append(cmd.Env, v+"="+backend.URL)
+	}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	waitReady(t, "http://"+admin+"/readyz", &out)
+
+	resp, err := http.Get("http://" + api + "/v2/accounts")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	// SIGTERM drains and flushes the spans still batched
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Wait(), "output:\n%s", out.String())
+
+	names := map[string]bool{}
+	for _, s := range rcv.Spans() {
+		names[s.GetName()] = true
+	}
+	assert.True(t, names["GET /{version}/accounts"], "the server span: %v; output:\n%s", names, out.String())
+	assert.True(t, names["GET accounts"], "the client span: %v", names)
 }
