@@ -12,8 +12,11 @@ import (
 //
 // A segment starts with an 8-byte header (segmentMagic) and then holds
 // records, each a 4-byte little-endian payload length, a 4-byte CRC-32C of
-// the payload, and the payload. A record is only ever appended, so a crash
-// can leave at most a torn last record, which Open cuts off.
+// the length's bytes and the payload, and the payload. The checksum covers
+// the length so that zeros (what a file system may leave in blocks a crash
+// did not write) are no record: the CRC-32C of an empty payload alone is
+// 0. A record is only ever appended, so a crash can leave at most a torn
+// last record, which Open cuts off.
 //
 // The cursor file holds the position everything before which was
 // acknowledged: cursorMagic, the segment number and the offset (8 bytes
@@ -44,8 +47,14 @@ var errShort = errors.New("diskqueue: truncated record")
 // appendRecord appends payload as one record.
 func appendRecord(dst, payload []byte) []byte {
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(payload)))
-	dst = binary.LittleEndian.AppendUint32(dst, crc32.Checksum(payload, castagnoli))
+	dst = binary.LittleEndian.AppendUint32(dst, recordChecksum(dst[len(dst)-4:], payload))
 	return append(dst, payload...)
+}
+
+// recordChecksum is a record's CRC-32C: of its length field, then its
+// payload.
+func recordChecksum(length, payload []byte) uint32 {
+	return crc32.Update(crc32.Checksum(length, castagnoli), castagnoli, payload)
 }
 
 // recordSize is the bytes a record of n payload bytes takes on disk.
@@ -67,7 +76,7 @@ func nextRecord(b []byte) (payload []byte, size int, err error) {
 		return nil, 0, errShort
 	}
 	payload = b[recordHeader:end]
-	if crc32.Checksum(payload, castagnoli) != binary.LittleEndian.Uint32(b[4:]) {
+	if recordChecksum(b[:4], payload) != binary.LittleEndian.Uint32(b[4:]) {
 		return nil, 0, errCorrupt
 	}
 	return payload, end, nil

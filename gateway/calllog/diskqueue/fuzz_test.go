@@ -101,3 +101,15 @@ func FuzzCursor(f *testing.F) {
 		assert.Equal(t, pos{seg: seg, off: off}, p)
 	})
 }
+
+// TestZerosAreNoRecord: blocks of zeros, which a file system may leave where
+// a crash cut a write, are not an empty record.
+func TestZerosAreNoRecord(t *testing.T) {
+	t.Parallel()
+	_, _, err := nextRecord(make([]byte, 64))
+	assert.ErrorIs(t, err, errCorrupt)
+	p, size, err := nextRecord(appendRecord(nil, nil))
+	require.NoError(t, err, "an empty payload written is still read")
+	assert.Empty(t, p)
+	assert.Equal(t, recordHeader, size)
+}
