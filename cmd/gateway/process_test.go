@@ -32,10 +32,16 @@ type gatewayProcess struct {
 // listener's /readyz answers 200. The process is killed at the test's end.
 func startProcess(t *testing.T, dir string, config func(api, admin string) string, env ...string) *gatewayProcess {
 	t.Helper()
+	return startBinary(t, os.Args[0], dir, config, env...)
+}
+
+// startBinary is startProcess running the gateway binary bin.
+func startBinary(t *testing.T, bin, dir string, config func(api, admin string) string, env ...string) *gatewayProcess {
+	t.Helper()
 	g := &gatewayProcess{out: &syncBuffer{}, api: freeAddr(t), admin: freeAddr(t)}
 	path := filepath.Join(dir, "config.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(config(g.api, g.admin)), 0o600))
-	g.cmd = exec.Command(os.Args[0], "serve", "-config", path)
+	g.cmd = exec.Command(bin, "serve", "-config", path)
 	g.cmd.Env = append(append(os.Environ(), "GATEWAY_TEST_CHILD=1"), env...)
 	g.cmd.Stdout, g.cmd.Stderr = g.out, g.out
 	require.NoError(t, g.cmd.Start())
@@ -67,4 +73,17 @@ func (g *gatewayProcess) metric(t *testing.T, name string) (float64, bool) {
 		sum, found = sum+v, true
 	}
 	return sum, found
+}
+
+// builtGateway builds this package as users build it (no race detector,
+// default tags) and returns the binary's path: for tests of the process's
+// own memory, which the race detector's shadow memory of a re-executed
+// test binary would inflate several times.
+func builtGateway(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "gateway")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go build:\n%s", out)
+	return bin
 }
