@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/gateway/metrics"
 )
 
 // shippedConfig is the repository's config.yaml.
@@ -60,18 +59,8 @@ func (g *gatewayProcess) metric(t *testing.T, name string) (float64, bool) {
 	resp, err := http.Get("http://" + g.admin + "/metrics")
 	require.NoError(t, err)
 	defer resp.Body.Close()
-	var sum float64
-	found := false
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		require.NoError(t, err, line)
-		sum, found = sum+v, true
-	}
+	sum, found, err := metrics.Sum(resp.Body, name)
+	require.NoError(t, err)
 	return sum, found
 }
 

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/restgate/gateway/gateway/cluster/redistest"
+	"github.com/restgate/gateway/gateway/metrics"
 )
 
 // rateLimitEnv turns the per-user rate limit on at a rate the harness never
@@ -92,18 +89,6 @@ func scrape(admin, name string) (float64, error) {
 		return 0, err
 	}
 	defer resp.Body.Close()
-	var sum float64
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			return 0, fmt.Errorf("metrics: %q: %w", line, err)
-		}
-		sum += v
-	}
-	return sum, sc.Err()
+	sum, _, err := metrics.Sum(resp.Body, name)
+	return sum, err
 }
