@@ -1,25 +1,35 @@
 package upstreams
 
-import "sync"
+import (
+	"math/bits"
+	"sync"
+)
 
-// Buffer sizes come in classes, each twice the one before, from
-// MinBuffer to MaxPooledBuffer; a buffer larger than the largest class is
-// allocated at its exact size and left to the garbage collector, so a rare
-// huge answer does not pin its memory in a pool. Between classes a buffer
-// wastes less than half of itself.
+// Buffer sizes come in classes, four to each doubling (the quarter steps
+// 1, 1.25, 1.5 and 1.75 times a power of two), from MinBuffer to
+// MaxPooledBuffer; a buffer larger than the largest class is allocated at
+// its exact size and left to the garbage collector, so a rare huge answer
+// does not pin its memory in a pool. A buffer wastes less than a fifth of
+// itself past what it was asked for (half, with a class per doubling: a
+// 1.5 MB answer held 2 MiB).
 const (
 	// MinBuffer is the smallest class.
 	MinBuffer = 4 << 10
 	// MaxPooledBuffer is the largest class kept for reuse.
 	MaxPooledBuffer = 4 << 20
-	// bufferClasses is the number of classes, 4 KiB to 4 MiB.
-	bufferClasses = 11
+	// classSteps is the number of classes to a doubling.
+	classSteps = 4
+	// minShift is log2(MinBuffer).
+	minShift = 12
+	// bufferClasses is the number of classes, MinBuffer to MaxPooledBuffer:
+	// ten doublings of four steps, and MaxPooledBuffer itself.
+	bufferClasses = (22-minShift)*classSteps + 1
 )
 
 // Buffers pools byte buffers by size class, so that answers of a steady
 // size neither allocate nor zero a buffer each, and a buffer is never
-// larger than twice what it was asked for. The zero value is ready to use;
-// safe for concurrent use.
+// more than a quarter larger than what it was asked for. The zero value is
+// ready to use; safe for concurrent use.
 type Buffers struct {
 	classes [bufferClasses]sync.Pool
 }
@@ -51,12 +61,8 @@ func (p *Buffers) Put(bp *[]byte) {
 
 // classOf returns the class whose size is exactly n, or -1.
 func classOf(n int) int {
-	size := MinBuffer
-	for c := range bufferClasses {
-		if n == size {
-			return c
-		}
-		size *= 2
+	if c, size := classFor(n); size == n {
+		return c
 	}
 	return -1
 }
@@ -64,14 +70,18 @@ func classOf(n int) int {
 // classFor returns the smallest class of at least n bytes and its size;
 // -1 when n is larger than every class.
 func classFor(n int) (int, int) {
-	size := MinBuffer
-	for c := range bufferClasses {
-		if n <= size {
-			return c, size
-		}
-		size *= 2
+	if n <= MinBuffer {
+		return 0, MinBuffer
 	}
-	return -1, 0
+	if n > MaxPooledBuffer {
+		return -1, 0
+	}
+	// 2^e < n <= 2^(e+1): the classes above 2^e are 2^e plus one to four
+	// quarters of it.
+	e := bits.Len(uint(n-1)) - 1
+	quarter := 1 << e / classSteps
+	steps := (n - 1<<e + quarter - 1) / quarter
+	return (e-minShift)*classSteps + steps, 1<<e + steps*quarter
 }
 
 // capped is Get for a buffer that must not pass limit+1 bytes: n's class
