@@ -43,8 +43,8 @@ type report struct {
 	// Tracing compares the traced gateways with the untraced one in the
 	// first scenario (-tracing).
 	Tracing *tracingReport `json:"tracing,omitempty"`
-	// Scenarios are every scenario of a sweep, the first included; absent
-	// without sweeps.
+	// Scenarios are every scenario of a sweep, the first included (a
+	// sweep of one too); absent without sweeps.
 	Scenarios []scenarioReport `json:"scenarios,omitempty"`
 }
 
@@ -132,7 +132,7 @@ func newReport(o options, runs []scenarioRun, lines int64) *report {
 				r.GatewayStdVsProxy = &v
 			}
 		}
-		if len(runs) > 1 {
+		if len(runs) > 1 || run.scenario != (scenario{Conns: o.concurrency}) {
 			r.Scenarios = append(r.Scenarios, sr)
 		}
 	}

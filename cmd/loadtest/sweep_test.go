@@ -132,3 +132,30 @@ func TestCheckAnswer(t *testing.T) {
 	assert.Error(t, checkAnswer(c, srv.URL+"/broken", 2))
 	assert.Error(t, checkAnswer(c, srv.URL+"/other", 2))
 }
+
+// TestReportNamesASweepOfOne: a run of one swept scenario (-records 2000)
+// is reported under its own name, not as the default list.
+func TestReportNamesASweepOfOne(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc string
+		runs []scenario
+		want string
+	}{
+		{desc: "the default run", runs: []scenario{{Conns: 16}}, want: "the fixed list of 20 accounts, 16 connections, plain HTTP"},
+		{desc: "one payload", runs: []scenario{{Records: 2000, Conns: 16}}, want: "2000 records ("},
+		{desc: "one connection count", runs: []scenario{{Conns: 2048}}, want: "the fixed list of 20 accounts, 2048 connections"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			runs := make([]scenarioRun, len(tt.runs))
+			for i, s := range tt.runs {
+				runs[i] = scenarioRun{scenario: s}
+			}
+			var out bytes.Buffer
+			newReport(options{concurrency: 16}, runs, 0).writeTable(&out)
+			assert.Contains(t, out.String(), "\n"+tt.want)
+		})
+	}
+}
