@@ -19,10 +19,11 @@ const DefaultMaxEntries = 10000
 // request pays for sweeping a large backlog.
 const sweepBudget = 8
 
-// Detector remembers recent requests as 64-bit hashes. Memory is bounded by
-// maxEntries: past it the oldest request is forgotten. Expired records are
-// swept a few at a time on each call. Safe for concurrent use; Seen does not
-// allocate once the table has grown.
+// Detector remembers recent requests as 64-bit hashes. Memory grows with
+// the requests remembered and is bounded by maxEntries: past it the oldest
+// request is forgotten. Expired records are swept a few at a time on each
+// call; the memory of a past peak is kept. Safe for concurrent use; Seen
+// does not allocate once the table has grown.
 //
 // Two different requests with equal hashes (odds about 2^-64 per pair) would
 // be reported as a duplicate; the seed is random per Detector, so a client
@@ -34,11 +35,12 @@ type Detector struct {
 	mu sync.Mutex
 	// last maps a request's hash to its latest sighting.
 	last map[uint64]sighting
-	// order holds sightings oldest first, as a ring; a record whose seq no
-	// longer matches last[key] is stale (the key was seen again since).
-	order   []record
-	head, n int
-	seq     uint64
+	// order holds sightings oldest first, as a ring that doubles when full
+	// up to max records; a record whose seq no longer matches last[key] is
+	// stale (the key was seen again since).
+	order        []record
+	head, n, max int
+	seq          uint64
 }
 
 type sighting struct {
@@ -53,7 +55,9 @@ type record struct {
 
 // New returns a Detector that reports a request repeated within window. A
 // window of zero or less reports nothing. maxEntries below 1 means
-// DefaultMaxEntries; memory is allocated up front for that many requests.
+// DefaultMaxEntries. Nothing is allocated up front for them: a table sized
+// for the bound is resident from the start, and counted in the live heap
+// the garbage collector's target doubles.
 func New(window time.Duration, maxEntries int) *Detector {
 	if maxEntries < 1 {
 		maxEntries = DefaultMaxEntries
@@ -61,8 +65,8 @@ func New(window time.Duration, maxEntries int) *Detector {
 	return &Detector{
 		seed:   maphash.MakeSeed(),
 		window: int64(window),
-		last:   make(map[uint64]sighting, maxEntries),
-		order:  make([]record, maxEntries),
+		last:   make(map[uint64]sighting),
+		max:    maxEntries,
 	}
 }
 
@@ -88,7 +92,11 @@ func (d *Detector) Seen(_ context.Context, req Request, now time.Time) bool {
 	}
 	dup := ok && at-prev.at < d.window
 	if d.n == len(d.order) {
-		d.evictOldest()
+		if len(d.order) < d.max {
+			d.grow()
+		} else {
+			d.evictOldest()
+		}
 	}
 	d.seq++
 	d.order[(d.head+d.n)%len(d.order)] = record{key: key, seq: d.seq}
@@ -119,6 +127,19 @@ func (d *Detector) sweep(now int64) {
 		}
 		d.evictOldest()
 	}
+}
+
+// minOrder is the ring's first size.
+const minOrder = 64
+
+// grow doubles the ring (at least minOrder, at most max records), oldest
+// record first.
+func (d *Detector) grow() {
+	next := make([]record, min(max(2*len(d.order), minOrder), d.max))
+	for i := range d.n {
+		next[i] = d.order[(d.head+i)%len(d.order)]
+	}
+	d.order, d.head = next, 0
 }
 
 // evictOldest drops the oldest record, and its key when the record is the

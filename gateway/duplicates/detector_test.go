@@ -264,3 +264,54 @@ func BenchmarkSeenParallel(b *testing.B) {
 		}
 	})
 }
+
+// TestDetectorGrowsWithUse: memory follows the requests remembered, not the
+// bound, and growing the ring (also when it has wrapped) keeps arrival
+// order: the oldest request is the one forgotten, and expired ones are all
+// swept.
+func TestDetectorGrowsWithUse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	req := func(prefix string, i int) Request {
+		return Request{User: "u", Method: "GET", Path: "/" + prefix + "/" + strconv.Itoa(i)}
+	}
+	start := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+
+	t.Run("bounded", func(t *testing.T) {
+		t.Parallel()
+		d := New(time.Hour, 100)
+		assert.Empty(t, d.order, "nothing allocated up front")
+		for i := range 70 {
+			d.Seen(ctx, req("r", i), start)
+		}
+		assert.Len(t, d.order, 100, "64, then doubled, at most the bound")
+		for i := 70; i < 101; i++ {
+			d.Seen(ctx, req("r", i), start)
+		}
+		assert.Equal(t, 100, d.Len())
+		assert.True(t, d.Seen(ctx, req("r", 1), start), "r1 is remembered")
+		assert.False(t, d.Seen(ctx, req("r", 0), start), "r0, the oldest, was forgotten")
+	})
+	t.Run("wrapped", func(t *testing.T) {
+		t.Parallel()
+		d := New(time.Second, 1000)
+		for i := range 50 {
+			d.Seen(ctx, req("old", i), start)
+		}
+		// new/i a millisecond after new/i-1: the old ones are swept as
+		// they go, so the ring wraps, then grows
+		later := start.Add(2 * time.Second)
+		for i := range 100 {
+			d.Seen(ctx, req("new", i), later.Add(time.Duration(i)*time.Millisecond))
+		}
+		assert.Len(t, d.order, 128)
+		assert.Equal(t, 100, d.Len(), "the old ones were swept")
+		// new/0 to new/50 have expired, the rest not: a sweep in arrival
+		// order removes exactly those
+		end := later.Add(time.Second + 50*time.Millisecond)
+		for range 100/sweepBudget + 1 {
+			d.Seen(ctx, Request{User: "other", Method: "GET", Path: "/same"}, end)
+		}
+		assert.Equal(t, 49+1, d.Len(), "the ring kept arrival order")
+	})
+}
