@@ -17,19 +17,36 @@ type queued struct {
 	omitted int // body bytes left out of the copy
 }
 
-// ring is a fixed-size FIFO of entries that drops the oldest when full or
-// when the copied bodies would pass maxBytes. Slots keep their body
-// buffers, so steady-state Enqueue does not allocate. Not safe for
-// concurrent use: the Shipper guards it with its mutex.
+// ring is a FIFO of at most max entries that drops the oldest when full or
+// when the copied bodies would pass maxBytes. Its slots double when all
+// are taken, up to max, so it holds the memory of the longest backlog met,
+// not of max entries (entries pass through every slot of a ring, so each
+// one allocated becomes resident). Slots keep their body buffers, so
+// steady-state Enqueue does not allocate. Not safe for concurrent use: the
+// Shipper guards it with its mutex.
 type ring struct {
 	slots    []queued
 	head, n  int
+	max      int
 	bytes    int // body bytes held
 	maxBytes int
 }
 
+// minRing is a ring's first number of slots.
+const minRing = 64
+
 func newRing(size, maxBytes int) ring {
-	return ring{slots: make([]queued, size), maxBytes: maxBytes}
+	return ring{max: size, maxBytes: maxBytes}
+}
+
+// grow doubles the slots (at least minRing, at most max), oldest entry
+// first; the free slots come along with their body buffers.
+func (q *ring) grow() {
+	next := make([]queued, min(max(2*len(q.slots), minRing), q.max))
+	for i := range q.slots {
+		next[i] = q.slots[(q.head+i)%len(q.slots)]
+	}
+	q.slots, q.head = next, 0
 }
 
 // push copies e into the queue and returns how many older entries it
@@ -40,9 +57,12 @@ func (q *ring) push(e *Entry) int {
 		body, omitted = body[:maxCopyBytes], len(body)-maxCopyBytes
 	}
 	dropped := 0
-	for q.n > 0 && (q.n == len(q.slots) || q.bytes+len(body) > q.maxBytes) {
+	for q.n > 0 && (q.n == q.max || q.bytes+len(body) > q.maxBytes) {
 		q.dropOldest()
 		dropped++
+	}
+	if q.n == len(q.slots) {
+		q.grow()
 	}
 	slot := &q.slots[(q.head+q.n)%len(q.slots)]
 	buf := slot.e.Body[:0]
