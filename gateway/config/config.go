@@ -313,8 +313,10 @@ type Log struct {
 	// Format is the entry's line: text (default, the seed's line), jsonl
 	// (a JSON object per line) or, for the http sink, json (one JSON array
 	// per batch: Fluent Bit's and Fluentd's HTTP inputs).
-	Format    string `yaml:"format"`
-	QueueSize int    `yaml:"queueSize"` // entries waiting in memory, default 10000
+	Format string `yaml:"format"`
+	// QueueSize: entries waiting in memory, default 10000. The queue's
+	// memory follows the longest backlog met, up to this many entries.
+	QueueSize int `yaml:"queueSize"`
 	// BatchSize: this many waiting entries are sent at once; fewer wait
 	// flushInterval. Default 100.
 	BatchSize int `yaml:"batchSize"`
@@ -377,8 +379,11 @@ type Log struct {
 	// DuplicateWindow: the same user, method, path (with its ids), query
 	// and body within it is a duplicate. Default 10s; needs a restart (the
 	// detector, like cluster's store, is made at start).
-	DuplicateWindow     time.Duration `yaml:"duplicateWindow"`
-	DuplicateMaxEntries int           `yaml:"duplicateMaxEntries"` // default 100000
+	DuplicateWindow time.Duration `yaml:"duplicateWindow"`
+	// DuplicateMaxEntries: requests remembered for duplicateWindow at the
+	// most, default 100000 (the oldest is forgotten past it). The memory
+	// follows the requests remembered: some 50 bytes each.
+	DuplicateMaxEntries int `yaml:"duplicateMaxEntries"`
 	// Level of the gateway's own log: debug, info (default), warn, error.
 	// debug adds the route each request took, every upstream attempt with
 	// its status and duration, and each retry decision.
