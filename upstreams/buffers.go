@@ -13,17 +13,17 @@ import (
 // itself past what it was asked for (half, with a class per doubling: a
 // 1.5 MB answer held 2 MiB).
 const (
-	// MinBuffer is the smallest class.
-	MinBuffer = 4 << 10
-	// MaxPooledBuffer is the largest class kept for reuse.
-	MaxPooledBuffer = 4 << 20
+	// MinBuffer is the smallest class, 4 KiB.
+	MinBuffer = 1 << minShift
+	// MaxPooledBuffer is the largest class kept for reuse, 4 MiB.
+	MaxPooledBuffer = 1 << maxShift
+	minShift        = 12
+	maxShift        = 22
 	// classSteps is the number of classes to a doubling.
 	classSteps = 4
-	// minShift is log2(MinBuffer).
-	minShift = 12
 	// bufferClasses is the number of classes, MinBuffer to MaxPooledBuffer:
-	// ten doublings of four steps, and MaxPooledBuffer itself.
-	bufferClasses = (22-minShift)*classSteps + 1
+	// four to each doubling, and MaxPooledBuffer itself.
+	bufferClasses = (maxShift-minShift)*classSteps + 1
 )
 
 // Buffers pools byte buffers by size class, so that answers of a steady

@@ -55,9 +55,9 @@ type record struct {
 
 // New returns a Detector that reports a request repeated within window. A
 // window of zero or less reports nothing. maxEntries below 1 means
-// DefaultMaxEntries. Nothing is allocated up front for them: a table sized
-// for the bound is resident from the start, and counted in the live heap
-// the garbage collector's target doubles.
+// DefaultMaxEntries. Memory is taken as requests are remembered, not up
+// front for maxEntries: a table sized for the bound would be resident from
+// the start, in the live heap that the garbage collector's target doubles.
 func New(window time.Duration, maxEntries int) *Detector {
 	if maxEntries < 1 {
 		maxEntries = DefaultMaxEntries
