@@ -37,18 +37,27 @@ func startProcess(t *testing.T, dir string, config func(api, admin string) strin
 // startBinary is startProcess running the gateway binary bin.
 func startBinary(t *testing.T, bin, dir string, config func(api, admin string) string, env ...string) *gatewayProcess {
 	t.Helper()
-	g := &gatewayProcess{out: &syncBuffer{}, api: freeAddr(t), admin: freeAddr(t)}
+	api, admin := freeAddr(t), freeAddr(t)
 	path := filepath.Join(dir, "config.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(config(g.api, g.admin)), 0o600))
-	g.cmd = exec.Command(bin, "serve", "-config", path)
-	g.cmd.Env = append(append(os.Environ(), "GATEWAY_TEST_CHILD=1"), env...)
-	g.cmd.Stdout, g.cmd.Stderr = g.out, g.out
-	require.NoError(t, g.cmd.Start())
+	require.NoError(t, os.WriteFile(path, []byte(config(api, admin)), 0o600))
+	cmd := exec.Command(bin, "serve", "-config", path)
+	cmd.Env = append(append(os.Environ(), "GATEWAY_TEST_CHILD=1"), env...)
+	return launch(t, cmd, api, admin)
+}
+
+// launch starts cmd, a gateway serving on api and admin, collects its
+// output, and returns once the admin listener's /readyz answers 200. The
+// process is killed at the test's end.
+func launch(t *testing.T, cmd *exec.Cmd, api, admin string) *gatewayProcess {
+	t.Helper()
+	g := &gatewayProcess{cmd: cmd, out: &syncBuffer{}, api: api, admin: admin}
+	cmd.Stdout, cmd.Stderr = g.out, g.out
+	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
-		_ = g.cmd.Process.Kill()
-		_ = g.cmd.Wait()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
 	})
-	waitReady(t, "http://"+g.admin+"/readyz", g.out)
+	waitReady(t, "http://"+admin+"/readyz", g.out)
 	return g
 }
 

@@ -24,14 +24,7 @@ import (
 // returns (the batch is flushed at exit), under the configured service name.
 func TestServeExportsSpans(t *testing.T) {
 	t.Parallel()
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`[{"Id":"001000000000001AAA","Name":"Acme"}]`))
-	}))
-	t.Cleanup(backend.Close)
-	rcv := tracingtest.New()
-	collector := httptest.NewServer(rcv)
-	t.Cleanup(collector.Close)
+	backend, collector, rcv := spanBackends(t)
 
 	dir := t.TempDir()
 	api, admin := freeAddr(t), freeAddr(t)
@@ -60,12 +53,7 @@ func TestServeExportsSpans(t *testing.T) {
 		t.Fatalf("serve did not stop; output:\n%s", out.String())
 	}
 
-	names := map[string]bool{}
-	for _, s := range rcv.Spans() {
-		names[s.GetName()] = true
-	}
-	assert.True(t, names["GET /{version}/accounts"], "the server span: %v", names)
-	assert.True(t, names["GET accounts"], "the client span: %v", names)
+	assertRequestSpans(t, rcv, out.String())
 	exports := rcv.Exports()
 	require.NotEmpty(t, exports)
 	found := false
@@ -86,14 +74,7 @@ func TestServeExportsSpansAsTheGuideSays(t *testing.T) {
 		t.Skip("starts a child process")
 	}
 	t.Parallel()
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`[{"Id":"001000000000001AAA","Name":"Acme"}]`))
-	}))
-	t.Cleanup(backend.Close)
-	rcv := tracingtest.New()
-	collector := httptest.NewServer(rcv)
-	t.Cleanup(collector.Close)
+	backend, collector, rcv := spanBackends(t)
 
 	api, admin := freeAddr(t), freeAddr(t)
 	cmd := exec.Command(os.Args[0], "serve", "-config", shippedConfig)
@@ -105,11 +86,7 @@ func TestServeExportsSpansAsTheGuideSays(t *testing.T) {
 	for _, v := range []string{"ACCOUNTS_URL", "WORKFLOW_URL", "DATA_URL", "FILES_URL", "FEED_URL"} {
 		cmd.Env = append(cmd.Env, v+"="+backend.URL)
 	}
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	waitReady(t, "http://"+admin+"/readyz", &out)
+	g := launch(t, cmd, api, admin)
 
 	resp, err := http.Get("http://" + api + "/v2/accounts")
 	require.NoError(t, err)
@@ -117,12 +94,33 @@ func TestServeExportsSpansAsTheGuideSays(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	// SIGTERM drains and flushes the spans still batched
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	require.NoError(t, cmd.Wait(), "output:\n%s", out.String())
+	require.NoError(t, cmd.Wait(), "output:\n%s", g.out.String())
+	assertRequestSpans(t, rcv, g.out.String())
+}
 
+// spanBackends starts an account backend answering one record and an
+// OTLP/HTTP collector keeping what it receives.
+func spanBackends(t *testing.T) (backend, collector *httptest.Server, rcv *tracingtest.Receiver) {
+	t.Helper()
+	backend = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`[{"Id":"001000000000001AAA","Name":"Acme"}]`))
+	}))
+	t.Cleanup(backend.Close)
+	rcv = tracingtest.New()
+	collector = httptest.NewServer(rcv)
+	t.Cleanup(collector.Close)
+	return backend, collector, rcv
+}
+
+// assertRequestSpans finds the server and the client span of one GET
+// /v2/accounts among the spans rcv received; out is the gateway's output.
+func assertRequestSpans(t *testing.T, rcv *tracingtest.Receiver, out string) {
+	t.Helper()
 	names := map[string]bool{}
 	for _, s := range rcv.Spans() {
 		names[s.GetName()] = true
 	}
-	assert.True(t, names["GET /{version}/accounts"], "the server span: %v; output:\n%s", names, out.String())
+	assert.True(t, names["GET /{version}/accounts"], "the server span: %v; output:\n%s", names, out)
 	assert.True(t, names["GET accounts"], "the client span: %v", names)
 }
