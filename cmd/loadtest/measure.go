@@ -16,6 +16,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/restgate/gateway/mapping/mappingtest"
 	sandboxaccounts "github.com/restgate/gateway/upstreams/sandbox/accounts"
 )
 
@@ -360,7 +361,7 @@ func answerBytes(n int) int {
 	if n == 0 {
 		return len(sandboxaccounts.FixedList())
 	}
-	return len(records(n))
+	return len(mappingtest.Records(n))
 }
 
 // round drives t for one measured stretch, reading what its process used

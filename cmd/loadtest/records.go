@@ -9,9 +9,6 @@ import (
 	"github.com/restgate/gateway/mapping/mappingtest"
 )
 
-// records is the backend's list of n records (mappingtest.Records).
-func records(n int) []byte { return mappingtest.Records(n) }
-
 // recordLists caches the lists the backend answers, one per size asked.
 type recordLists struct{ m sync.Map }
 
@@ -19,7 +16,7 @@ func (l *recordLists) get(n int) []byte {
 	if v, ok := l.m.Load(n); ok {
 		return v.([]byte)
 	}
-	v, _ := l.m.LoadOrStore(n, records(n))
+	v, _ := l.m.LoadOrStore(n, mappingtest.Records(n))
 	return v.([]byte)
 }
 

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/mapping/mappingtest"
 )
 
 func TestScenarios(t *testing.T) {
@@ -117,9 +119,9 @@ func TestCheckAnswer(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/bare":
-			_, _ = w.Write(records(2))
+			_, _ = w.Write(mappingtest.Records(2))
 		case "/envelope":
-			_, _ = w.Write([]byte(`{"result":` + string(records(20)) + `,"page":{"start":0,"size":20}}`))
+			_, _ = w.Write([]byte(`{"result":` + string(mappingtest.Records(20)) + `,"page":{"start":0,"size":20}}`))
 		case "/broken":
 			http.Error(w, "no", http.StatusBadGateway)
 		default:
