@@ -37,13 +37,19 @@ type conn struct {
 	raw     syscall.RawConn
 	holding bool
 	held    []byte
+	ex      heldExchange
 	// idle checks the connection before reuse (transport.go's conn).
 	idle idleCheck
+	// interruptFn is interrupt bound once, for context.AfterFunc: a
+	// method value made per exchange would be allocated per exchange.
+	interruptFn func()
 }
 
 func newConn(nc net.Conn, addr string, p *pool) *conn {
 	c := &conn{nc: nc, addr: addr, pool: p, raw: rawOf(nc)}
 	c.idle.init(c.raw)
+	c.ex.init()
+	c.interruptFn = c.interrupt
 	c.br = bufio.NewReaderSize(connReader{c}, bufferSize)
 	c.bw = bufio.NewWriter(connWriter{c})
 	return c
@@ -75,7 +81,7 @@ func (c *conn) roundTrip(req *http.Request, deadline time.Time, headerTimeout ti
 	c.setDeadlines(now, deadline, readBy)
 	stop := neverStopped
 	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, c.interrupt)
+		stop = context.AfterFunc(ctx, c.interruptFn)
 	}
 
 	if !hasBody(req) {
@@ -86,8 +92,7 @@ func (c *conn) roundTrip(req *http.Request, deadline time.Time, headerTimeout ti
 		werr = c.bw.Flush()
 	}
 	c.unhold()
-	var ne net.Error
-	if werr != nil && !errors.As(werr, &ne) {
+	if werr != nil && !isNetError(werr) {
 		// Refused before sending, or the body failed to read: the server
 		// has nothing to answer yet, so there is no answer to wait for.
 		stop()
@@ -269,4 +274,12 @@ func contextError(ctx context.Context, deadline time.Time, err error) error {
 func isDeadline(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// isNetError says err is or wraps a net.Error. It is a function of its own
+// so that the target errors.As needs is allocated only for an error: a
+// variable declared in roundTrip escaped on every exchange.
+func isNetError(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne)
 }

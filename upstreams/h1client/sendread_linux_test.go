@@ -130,3 +130,54 @@ func TestHeldRequestLargerThanTheSendBuffer(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, "ok", string(b))
 }
+
+// TestSendThenReadAllocatesNothing runs held exchanges over a loopback
+// connection to an echoing peer: the callback and its state live in the
+// connection, so an exchange allocates nothing.
+func TestSendThenReadAllocatesNothing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		peer, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer peer.Close()
+		buf := make([]byte, 64) // an echo that allocates nothing per exchange
+		for {
+			n, err := peer.Read(buf)
+			if err != nil {
+				return
+			}
+			if _, err := peer.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+	}()
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	c := newConn(nc, ln.Addr().String(), nil)
+	t.Cleanup(c.close)
+	require.NotNil(t, c.raw)
+
+	req, in := []byte("GET / HTTP/1.1\r\n\r\n"), make([]byte, 64)
+	exchange := func() {
+		c.held = append(c.held, req...)
+		got := 0
+		for got < len(req) {
+			n, err := connReader{c}.Read(in[got:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			got += n
+		}
+		if string(in[:got]) != string(req) { // no conversions to any: they would allocate
+			t.Fatalf("echoed %q", in[:got])
+		}
+	}
+	exchange() // the buffers are grown
+	assert.Zero(t, testing.AllocsPerRun(200, exchange))
+	assert.Nil(t, c.ex.out, "the request's bytes are not kept")
+	assert.Nil(t, c.ex.in, "the caller's buffer is not kept")
+}
