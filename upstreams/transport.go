@@ -122,7 +122,7 @@ func prepare(ctx context.Context, h http.Header, creds credentials) {
 		s.Trace.SetOn(h)
 		return
 	}
-	propagation.TraceContext{}.Inject(ctx, traceHeaders(h))
+	propagation.TraceContext{}.Inject(ctx, TraceCarrier(h))
 }
 
 // classify turns an error of one attempt (or of reading its body) into the
@@ -174,25 +174,38 @@ func malformedStatus(upstream string, resp *http.Response) *Error {
 	return &Error{Upstream: upstream, Kind: KindFailed, Err: fmt.Errorf("malformed answer: status %d", resp.StatusCode)}
 }
 
-// traceHeaders is a propagation carrier writing the W3C headers under their
-// canonical names directly: http.Header.Set would canonicalise
-// "traceparent" into a new string on every request.
-type traceHeaders http.Header
+// TraceCarrier is a propagation carrier over an http.Header that reads and
+// writes the W3C headers (traceparent, tracestate) under their canonical
+// names directly: http.Header's Get and Set would canonicalise the
+// propagator's lowercase keys into a new string on every request. Other
+// keys are canonicalised as http.Header does; Get returns the first value,
+// Set replaces every value, as theirs do.
+type TraceCarrier http.Header
 
-func (c traceHeaders) Get(key string) string { return http.Header(c).Get(key) }
-
-func (c traceHeaders) Set(key, value string) {
+// traceKey is key as http.Header stores it.
+func traceKey(key string) string {
 	switch key {
 	case "traceparent":
-		c["Traceparent"] = []string{value}
+		return "Traceparent"
 	case "tracestate":
-		c["Tracestate"] = []string{value}
-	default:
-		http.Header(c).Set(key, value)
+		return "Tracestate"
 	}
+	return textproto.CanonicalMIMEHeaderKey(key)
 }
 
-func (c traceHeaders) Keys() []string { return propagation.HeaderCarrier(c).Keys() }
+// Get returns the first value of key, "" when it has none.
+func (c TraceCarrier) Get(key string) string {
+	if v := c[traceKey(key)]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// Set replaces the values of key with value.
+func (c TraceCarrier) Set(key, value string) { c[traceKey(key)] = []string{value} }
+
+// Keys lists the header's names.
+func (c TraceCarrier) Keys() []string { return propagation.HeaderCarrier(c).Keys() }
 
 // TraceHeaders are the W3C trace headers (traceparent, tracestate) of one
 // span context, formatted once so that a gateway request's answer and every

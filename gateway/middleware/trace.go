@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/upstreams"
 )
 
 // TraceDeps are what Traced needs.
@@ -51,7 +52,7 @@ func Traced(next http.Handler, d TraceDeps) http.Handler {
 	if d.Tracer != nil {
 		return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 			c := &call.Call{Start: d.Now()}
-			ctx := prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+			ctx := prop.Extract(r.Context(), upstreams.TraceCarrier(r.Header))
 			ctx, span := startServerSpan(ctx, d.Tracer, r, c.Start)
 			r = r.WithContext(call.With(ctx, c))
 			begin(rw, c, ctx)
@@ -61,7 +62,7 @@ func Traced(next http.Handler, d TraceDeps) http.Handler {
 	}
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		c := &call.Call{Start: d.Now()}
-		ctx := prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		ctx := prop.Extract(r.Context(), upstreams.TraceCarrier(r.Header))
 		parent := trace.SpanContextFromContext(ctx)
 		cfg := trace.SpanContextConfig{TraceID: parent.TraceID(), TraceFlags: parent.TraceFlags() | trace.FlagsSampled,
 			TraceState: parent.TraceState(), Remote: true}
