@@ -3,9 +3,10 @@
 # (-tags nosandbox included), the chart lints, renders (default values, and
 # every optional resource) into manifests that decode strictly into the
 # Kubernetes API types and keep the deployment rules, the chart ships the
-# repository's config.yaml and, in its PrometheusRule, the tested rules, and the static binary links no SQLite, refuses
-# sandbox upstreams, starts against real ones, serves and stops cleanly on
-# SIGTERM.
+# repository's config.yaml (past its first line, the editors' schema path,
+# relative to each copy) and, in its PrometheusRule, the tested rules, and
+# the static binary links no SQLite, refuses sandbox upstreams, starts
+# against real ones, serves and stops cleanly on SIGTERM.
 #
 # helm is built from source at a pinned version (about 3-9 minutes on two
 # cores the first time) and cached in HELM_INSTALL_DIR.
@@ -24,10 +25,14 @@ work="$(mktemp -d)"
 trap 'rm -rf "${work}"' EXIT
 
 echo "== chart config copy equals config.yaml"
-if ! cmp -s config.yaml "${chart}/files/config.yaml"; then
-  echo "FAIL: ${chart}/files/config.yaml differs from config.yaml; copy it:" >&2
-  echo "  cp config.yaml ${chart}/files/config.yaml" >&2
-  diff -u config.yaml "${chart}/files/config.yaml" >&2 || true
+# The same file but its first line, the editors' schema path, which is
+# relative to the copy.
+chart_schema_line='# yaml-language-server: $schema=../../../../docs/reference/config.schema.json'
+{ echo "${chart_schema_line}"; tail -n +2 config.yaml; } >"${work}/chart-config.yaml"
+if ! cmp -s "${work}/chart-config.yaml" "${chart}/files/config.yaml"; then
+  echo "FAIL: ${chart}/files/config.yaml differs from config.yaml (past its first line); copy it:" >&2
+  echo "  { echo '${chart_schema_line}'; tail -n +2 config.yaml; } >${chart}/files/config.yaml" >&2
+  diff -u "${work}/chart-config.yaml" "${chart}/files/config.yaml" >&2 || true
   exit 1
 fi
 
@@ -74,7 +79,7 @@ echo "== validator tests"
 
 echo "== helm template | validate (default values)"
 "${helm}" template gw "${chart}" --kube-version "${kube_old}" "${urls[@]}" >"${work}/default.yaml"
-"${work}/validate" -config config.yaml <"${work}/default.yaml"
+"${work}/validate" -config "${chart}/files/config.yaml" <"${work}/default.yaml"
 
 echo "== helm template | validate (ServiceMonitor, PrometheusRule, NetworkPolicy, TLS files, preStop sleep)"
 "${helm}" template gw "${chart}" --kube-version "${kube_new}" "${urls[@]}" \
@@ -87,7 +92,7 @@ echo "== helm template | validate (ServiceMonitor, PrometheusRule, NetworkPolicy
   --set-json 'networkPolicy.adminFrom=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}]' \
   >"${work}/full.yaml"
 # The PrometheusRule holds exactly the rules promtool tested (deploy/prometheus/check.sh).
-"${work}/validate" -config config.yaml -rules deploy/prometheus/rules.yaml <"${work}/full.yaml"
+"${work}/validate" -config "${chart}/files/config.yaml" -rules deploy/prometheus/rules.yaml <"${work}/full.yaml"
 for want in 'kind: ServiceMonitor' 'kind: PrometheusRule' 'kind: NetworkPolicy' 'sleep:' 'checksum/config:' 'DATA_PRIVATE_KEY_FILE' 'path: private-key.pem'; do
   grep -qF -- "${want}" "${work}/full.yaml" || { echo "FAIL: full rendering lacks ${want}" >&2; exit 1; }
 done
@@ -99,7 +104,7 @@ echo "== helm template | validate (shared store: Redis in sentinel mode, URL and
   --set cluster.redis.sentinelPasswordKey=sentinel-password \
   --set cluster.redis.tlsCASecret=redis-ca \
   >"${work}/redis.yaml"
-"${work}/validate" -config config.yaml <"${work}/redis.yaml"
+"${work}/validate" -config "${chart}/files/config.yaml" <"${work}/redis.yaml"
 for want in 'name: GATEWAY_REDIS_URL' 'name: gateway-redis' 'key: redis-url' 'value: "s1:26379,s2:26379"' \
   'name: GATEWAY_REDIS_SENTINEL_PASSWORD' 'key: sentinel-password' 'name: GATEWAY_CLUSTER_FAIL_CLOSED' \
   'value: /etc/gateway-redis-ca/ca.crt' 'secretName: redis-ca'; do

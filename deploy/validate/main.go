@@ -4,14 +4,14 @@
 // field, an unknown kind or a wrong value type fails, and the gateway's
 // deployment rules are checked across documents.
 //
-//	helm template gw deploy/helm/gateway | (cd deploy/validate && go run . -config ../../config.yaml)
+//	helm template gw deploy/helm/gateway | (cd deploy/validate && go run . -config ../helm/gateway/files/config.yaml)
 //
 // With -config FILE, the config.yaml key of the ConfigMap must equal FILE
-// (trailing newlines aside): the chart then deploys exactly the file the
-// gateway is tested with. With -rules FILE, the one PrometheusRule's spec
-// must equal that rule file (deploy/prometheus/rules.yaml, which promtool
-// tests). It prints one line per document and exits 1
-// listing every problem.
+// (trailing newlines aside): the chart then deploys exactly that file, its
+// copy of the tested config.yaml (deploy/ci.sh checks the copy). With
+// -rules FILE, the one PrometheusRule's spec must equal that rule file
+// (deploy/prometheus/rules.yaml, which promtool tests). It prints one line
+// per document and exits 1 listing every problem.
 package main
 
 import (

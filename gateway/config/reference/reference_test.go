@@ -50,15 +50,20 @@ func TestEveryKeyIsDocumented(t *testing.T) {
 }
 
 // TestShippedConfigsPointAtTheSchema: both shipped copies name the schema
-// on their first line, for editors.
+// on their first line, for editors, by a path relative to the copy that
+// leads to the schema.
 func TestShippedConfigsPointAtTheSchema(t *testing.T) {
 	t.Parallel()
 	root := moduleRoot(t)
-	for _, name := range []string{ShippedConfig, "deploy/helm/gateway/files/config.yaml"} {
+	for name, want := range map[string]string{
+		ShippedConfig:                           "docs/reference/config.schema.json",
+		"deploy/helm/gateway/files/config.yaml": "../../../../docs/reference/config.schema.json",
+	} {
 		data, err := os.ReadFile(filepath.Join(root, name))
 		require.NoError(t, err)
 		first, _, _ := strings.Cut(string(data), "\n")
-		assert.Equal(t, "# yaml-language-server: $schema=docs/reference/config.schema.json", first, name)
+		assert.Equal(t, "# yaml-language-server: $schema="+want, first, name)
+		assert.FileExists(t, filepath.Join(root, filepath.Dir(name), filepath.FromSlash(want)), name)
 	}
 }
 
