@@ -54,9 +54,9 @@ func serveHuge(w http.ResponseWriter, r *http.Request) {
 // little memory: an answer that declares its length is refused before its
 // body is read, one that does not at the first byte past the route's cap
 // (1 MiB by default), each a coded 502 at once. The gateway runs as a
-// process of its own, built as users build it (no race detector) with
-// its real main (GC settings included), so its peak RSS is what users
-// see; before the caps, each call read up to 32 MiB into a
+// process of its own, built as the container image builds it (no race
+// detector) with its real main (GC settings included), so its peak RSS is
+// what users see; before the caps, each call read up to 32 MiB into a
 // buffer that doubled past it, and 16 calls took more than a gigabyte.
 func TestHugeAnswersCostLittleMemory(t *testing.T) {
 	if testing.Short() {

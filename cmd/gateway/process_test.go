@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"net/http"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/restgate/gateway/gateway/app/apptest"
 	"github.com/restgate/gateway/gateway/metrics"
 )
 
@@ -73,15 +75,15 @@ func (g *gatewayProcess) metric(t *testing.T, name string) (float64, bool) {
 	return sum, found
 }
 
-// builtGateway builds this package as users build it (no race detector,
-// default tags) and returns the binary's path: for tests of the process's
-// own memory, which the race detector's shadow memory of a re-executed
-// test binary would inflate several times.
+// builtGateway builds this package as the container image builds it
+// (apptest.BuildAsImage: no race detector, no sandbox, no symbols) and
+// returns the binary's path: for tests of the process's own memory, which
+// the race detector's shadow memory of a re-executed test binary would
+// inflate several times. Its configs name real upstreams.
 func builtGateway(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "gateway")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "go build:\n%s", out)
+	var out bytes.Buffer
+	require.NoError(t, apptest.BuildAsImage(t.Context(), bin, &out), "go build:\n%s", &out)
 	return bin
 }

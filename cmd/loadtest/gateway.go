@@ -22,25 +22,14 @@ import (
 // mapped to v2's exposed names and enveloped.
 const gatewayPath = "/v2/accounts"
 
-// The container image's build of the gateway (the go build line of
-// deploy/Dockerfile, with CGO_ENABLED=0): no embedded sandbox, no gRPC trace
-// exporter, no symbols. The harness measures that binary, the one users
-// deploy; a test keeps the two the same.
-const (
-	imageTags    = "nosandbox,grpcnotrace"
-	imageLDFlags = "-s -w"
-)
-
-// buildGateway compiles cmd/gateway into dir as the image does, beside the
-// gateways' own directories (one is named gateway, so the binary is not).
+// buildGateway compiles cmd/gateway into dir as the image does
+// (apptest.BuildAsImage), beside the gateways' own directories (one is
+// named gateway, so the binary is not): the harness measures the binary
+// users deploy.
 func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error) {
 	bin := filepath.Join(dir, "gateway.bin")
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", imageTags, "-trimpath", "-ldflags", imageLDFlags,
-		"-o", bin, "github.com/restgate/gateway/cmd/gateway")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/gateway: %w", err)
+	if err := apptest.BuildAsImage(ctx, bin, log); err != nil {
+		return "", err
 	}
 	return bin, nil
 }

@@ -5,12 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -163,14 +160,4 @@ func TestReportNamesASweepOfOne(t *testing.T) {
 			assert.Contains(t, out.String(), "\n"+tt.want)
 		})
 	}
-}
-
-// TestGatewayIsBuiltAsTheImageBuildsIt: the binary measured is the one the
-// container image ships.
-func TestGatewayIsBuiltAsTheImageBuildsIt(t *testing.T) {
-	t.Parallel()
-	dockerfile, err := os.ReadFile(filepath.Join("..", "..", "deploy", "Dockerfile"))
-	require.NoError(t, err)
-	assert.Contains(t, string(dockerfile),
-		fmt.Sprintf(`CGO_ENABLED=0 go build -tags %s -trimpath -ldflags="%s" `, imageTags, imageLDFlags))
 }
