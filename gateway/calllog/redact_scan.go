@@ -7,6 +7,11 @@ package calllog
 // closing quote, a ':' or '=' separator and a value. It returns the value's
 // span and whether the value sits inside a JSON string; ok is false when no
 // separator follows, so the name was not a field name.
+//
+// What looks like the value may be the name of the next field, as in
+// "password:" at a line's end followed by `"pin": {...}`: a value followed
+// by a separator of its own was a name, and the span runs on through that
+// field's value, and so on.
 func valueSpan(body []byte, j int, inStr, jsonMode bool) (vs, ve int, ctx, ok bool) {
 	k, ctx := j, inStr
 	switch {
@@ -24,9 +29,16 @@ func valueSpan(body []byte, j int, inStr, jsonMode bool) (vs, ve int, ctx, ok bo
 	if k >= len(body) || (body[k] != ':' && body[k] != '=') {
 		return 0, 0, false, false
 	}
-	sep := body[k]
 	vs = skipSpace(body, k+1)
-	return vs, valueEnd(body, vs, sep, ctx, jsonMode), ctx, true
+	ve = valueEnd(body, vs, body[k], ctx, jsonMode)
+	for ve > vs && ve < len(body) {
+		k = skipSpace(body, ve)
+		if k >= len(body) || (body[k] != ':' && body[k] != '=') {
+			break
+		}
+		ve = max(valueEnd(body, skipSpace(body, k+1), body[k], ctx, jsonMode), k+1)
+	}
+	return vs, ve, ctx, true
 }
 
 // valueEnd returns the end of the value starting at body[k]. A value that

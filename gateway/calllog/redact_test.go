@@ -43,6 +43,9 @@ func TestRedactorAppend(t *testing.T) {
 		{desc: "word after an escape", in: `{"m":"line\npassword=abc"}`, want: `{"m":"line\npassword=[REDACTED]"}`},
 		{desc: "not json, quoted member", in: `garbage "apiKey": "k-1", more`, want: `garbage "apiKey": "[REDACTED]", more`},
 		{desc: "top-level json string", in: `"{\"token\":\"t\"}"`, want: `"{\"token\":\"[REDACTED]\"}"`},
+		{desc: "value-less name before a field", in: "password:\n\"pin\" : {\"v\":\"1234\"}\nok", want: "password:\n\"[REDACTED]\"\nok"},
+		{desc: "a quoted name after a name", in: `token: "k" = v&x=1`, want: `token: "[REDACTED]"&x=1`},
+		{desc: "a value with a colon is one value", in: "secret=12:30&x=1", want: "secret=[REDACTED]&x=1"},
 	}
 	r := NewRedactor(nil)
 	for _, tt := range tests {
