@@ -37,10 +37,10 @@ const maxNameLen = 64
 // `name: value` and `name=value` occurrence of a sensitive name loses its
 // value, a value cut short is masked to the end, and in doubt more is masked
 // rather than less. In free text a bare value ends at the first whitespace
-// (after '='), line end, or one of `&;,"}]`. A value followed by a separator
-// of its own was the name of another field (a sensitive name with no value
-// on its line, then `"pin": {...}` on the next): the mask runs on through
-// that field's value.
+// (after '='), line end, or one of `&;,"}]`. A value that is a string or a
+// word followed by a separator of its own was the name of another field (a
+// sensitive name with no value on its line, then `"pin": {...}` or
+// `pin: 1234` on the next): the mask runs on through that field's value.
 type Redactor struct {
 	names map[string]struct{}
 }

@@ -9,9 +9,9 @@ package calllog
 // separator follows, so the name was not a field name.
 //
 // What looks like the value may be the name of the next field, as in
-// "password:" at a line's end followed by `"pin": {...}`: a value followed
-// by a separator of its own was a name, and the span runs on through that
-// field's value, and so on.
+// "password:" at a line's end followed by `"pin": {...}` or `pin: 1234`: a
+// string or a word followed by a separator of its own is a name, and the
+// span runs on through that field's value, and so on.
 func valueSpan(body []byte, j int, inStr, jsonMode bool) (vs, ve int, ctx, ok bool) {
 	k, ctx := j, inStr
 	switch {
@@ -31,14 +31,43 @@ func valueSpan(body []byte, j int, inStr, jsonMode bool) (vs, ve int, ctx, ok bo
 	}
 	vs = skipSpace(body, k+1)
 	ve = valueEnd(body, vs, body[k], ctx, jsonMode)
-	for ve > vs && ve < len(body) {
-		k = skipSpace(body, ve)
-		if k >= len(body) || (body[k] != ':' && body[k] != '=') {
+	for m, sep := vs, body[k]; ; {
+		next, nsep, isName := nameAt(body, m)
+		if !isName {
+			ve = max(ve, valueEnd(body, m, sep, ctx, jsonMode))
 			break
 		}
-		ve = max(valueEnd(body, skipSpace(body, k+1), body[k], ctx, jsonMode), k+1)
+		m, sep = skipSpace(body, next), nsep
 	}
 	return vs, ve, ctx, true
+}
+
+// nameAt reports whether a field name starts at body[m]: a JSON string
+// (plain or carried in a JSON string) or a word, followed by a ':' or '='
+// separator. It returns the index after the separator and the separator.
+func nameAt(body []byte, m int) (next int, sep byte, ok bool) {
+	if m >= len(body) {
+		return 0, 0, false
+	}
+	e := m
+	switch {
+	case body[m] == '"':
+		e = quotedEnd(body, m+1)
+	case body[m] == '\\' && m+1 < len(body) && body[m+1] == '"':
+		e = escapedQuotedEnd(body, m+2)
+	default:
+		for e < len(body) && isWordByte(body[e]) {
+			e++
+		}
+		if e == m {
+			return 0, 0, false
+		}
+	}
+	k := skipSpace(body, e)
+	if k >= len(body) || (body[k] != ':' && body[k] != '=') {
+		return 0, 0, false
+	}
+	return k + 1, body[k], true
 }
 
 // valueEnd returns the end of the value starting at body[k]. A value that

@@ -45,6 +45,8 @@ func TestRedactorAppend(t *testing.T) {
 		{desc: "top-level json string", in: `"{\"token\":\"t\"}"`, want: `"{\"token\":\"[REDACTED]\"}"`},
 		{desc: "value-less name before a field", in: "password:\n\"pin\" : {\"v\":\"1234\"}\nok", want: "password:\n\"[REDACTED]\"\nok"},
 		{desc: "a quoted name after a name", in: `token: "k" = v&x=1`, want: `token: "[REDACTED]"&x=1`},
+		{desc: "a bare name after a name", in: "[password:\npin: 1234\n0", want: "[password:\n\"[REDACTED]\"\n0"},
+		{desc: "names in a chain", in: "secret= a= b: c&x=1", want: "secret= [REDACTED]&x=1"},
 		{desc: "a value with a colon is one value", in: "secret=12:30&x=1", want: "secret=[REDACTED]&x=1"},
 	}
 	r := NewRedactor(nil)
