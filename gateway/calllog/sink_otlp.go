@@ -142,7 +142,9 @@ func (o *otlpSink) decide(answer []byte, _ []item, out []verdict) string {
 
 // partialSuccess reads ExportLogsServiceResponse.partial_success (field 1:
 // rejected_log_records, field 1, int64; error_message, field 2, string).
-// ok is false when b is not such a message.
+// ok is false when b is not such a message. A partial_success given more
+// than once is merged, as protobuf decoders merge a repeated message field:
+// each occurrence sets only the fields it holds.
 func partialSuccess(b []byte) (refused int64, msg string, ok bool) {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
@@ -156,11 +158,9 @@ func partialSuccess(b []byte) (refused int64, msg string, ok bool) {
 				return 0, "", false
 			}
 			b = b[n:]
-			r, m, ok := partialFields(inner)
-			if !ok {
+			if refused, msg, ok = partialFields(inner, refused, msg); !ok {
 				return 0, "", false
 			}
-			refused, msg = r, m
 			continue
 		}
 		n = protowire.ConsumeFieldValue(num, typ, b)
@@ -169,10 +169,12 @@ func partialSuccess(b []byte) (refused int64, msg string, ok bool) {
 		}
 		b = b[n:]
 	}
-	return refused, msg, true
+	return max(refused, 0), msg, true
 }
 
-func partialFields(b []byte) (refused int64, msg string, ok bool) {
+// partialFields reads the fields of one ExportLogsPartialSuccess over the
+// values an earlier occurrence left.
+func partialFields(b []byte, refused int64, msg string) (int64, string, bool) {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
@@ -200,5 +202,5 @@ func partialFields(b []byte) (refused int64, msg string, ok bool) {
 			b = b[n:]
 		}
 	}
-	return max(refused, 0), msg, true
+	return refused, msg, true
 }

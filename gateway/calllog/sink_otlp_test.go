@@ -112,6 +112,27 @@ func TestSinkOTLPPartialSuccess(t *testing.T) {
 	assert.Equal(t, int64(1), m.droppedFor(DropRejected), "a refused record is not sent again")
 }
 
+// TestPartialSuccessMergesRepeatedField: a partial_success sent twice is
+// merged field by field, as protobuf decodes it.
+func TestPartialSuccessMergesRepeatedField(t *testing.T) {
+	t.Parallel()
+	first, err := proto.Marshal(&collogspb.ExportLogsServiceResponse{
+		PartialSuccess: &collogspb.ExportLogsPartialSuccess{RejectedLogRecords: 3, ErrorMessage: "first"}})
+	require.NoError(t, err)
+	second, err := proto.Marshal(&collogspb.ExportLogsServiceResponse{
+		PartialSuccess: &collogspb.ExportLogsPartialSuccess{ErrorMessage: "second"}})
+	require.NoError(t, err)
+	b := append(first, second...)
+	var want collogspb.ExportLogsServiceResponse
+	require.NoError(t, proto.Unmarshal(b, &want))
+	refused, msg, ok := partialSuccess(b)
+	require.True(t, ok)
+	assert.Equal(t, int64(3), refused, "the count of the first stays")
+	assert.Equal(t, "second", msg)
+	assert.Equal(t, want.GetPartialSuccess().GetRejectedLogRecords(), refused)
+	assert.Equal(t, want.GetPartialSuccess().GetErrorMessage(), msg)
+}
+
 // FuzzPartialSuccess: any answer body parses or is refused, never a panic,
 // and a real ExportLogsServiceResponse reads back.
 func FuzzPartialSuccess(f *testing.F) {
