@@ -30,14 +30,18 @@ func valueSpan(body []byte, j int, inStr, jsonMode bool) (vs, ve int, ctx, ok bo
 		return 0, 0, false, false
 	}
 	vs = skipSpace(body, k+1)
-	ve = valueEnd(body, vs, body[k], ctx, jsonMode)
-	for m, sep := vs, body[k]; ; {
+	m, sep := vs, body[k]
+	for {
 		next, nsep, isName := nameAt(body, m)
 		if !isName {
-			ve = max(ve, valueEnd(body, m, sep, ctx, jsonMode))
 			break
 		}
 		m, sep = skipSpace(body, next), nsep
+	}
+	ve = valueEnd(body, m, sep, ctx, jsonMode)
+	if m != vs {
+		// never less than the value read as one, from vs
+		ve = max(ve, valueEnd(body, vs, body[k], ctx, jsonMode))
 	}
 	return vs, ve, ctx, true
 }
