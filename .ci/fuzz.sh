@@ -2,8 +2,9 @@
 # Runs every native fuzz target of the HTTP/1 packages (the server, the
 # client transport and the syntax they share), of the envelope (templates,
 # timestamps, the backend reasons' sanitiser), of the query checks of
-# gateway/contract and of the call log (its disk queue's recovery from
-# damaged files, its record and answer decoders, redaction) for a bounded
+# gateway/contract, of the call log (its disk queue's recovery from
+# damaged files, its record and answer decoders, redaction) and of the
+# JSON rewrite (whose member loop is in assembly on amd64) for a bounded
 # time each,
 # beyond the seed corpora that `go test ./...` already runs. FUZZTIME sets
 # the time per target (default 20s); a failing input is written under the
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 fuzztime="${FUZZTIME:-20s}"
 packages=(./upstreams/h1wire ./upstreams/h1client ./gateway/server/h1server ./gateway/envelope ./gateway/contract
-  ./gateway/calllog/diskqueue ./gateway/calllog)
+  ./gateway/calllog/diskqueue ./gateway/calllog ./mapping)
 
 for pkg in "${packages[@]}"; do
   for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz'); do

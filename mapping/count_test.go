@@ -30,7 +30,7 @@ func TestRewriteCountsElements(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
-			for _, predict := range []bool{true, false} {
+			for _, predict := range []prediction{predictOff, predictOn, predictGo} {
 				_, n, err := rewriteCount(nil, []byte(tt.src), Options{Map: km}, predict)
 				if tt.wantErr {
 					require.Error(t, err)

@@ -6,7 +6,7 @@ import (
 	"math/bits"
 )
 
-// fastMembers writes, from member i at pos, the members of a record that
+// fastMembersGo writes, from member i at pos, the members of a record that
 // need no decision beyond the one remembered for their key: the key is the
 // one remembered at its position, the input is compact around it, the
 // value is a string of ASCII text and valid escapes, a number without
@@ -25,7 +25,7 @@ import (
 //
 // It has few live values and no calls on its common path, so that they
 // stay in registers: this loop is most of Rewrite's time on record arrays.
-func (r *rewriter) fastMembers(src []byte, pos int, dst []byte, slots []keySlot, i int, record bool) (int, int, []byte, bool) {
+func (r *rewriter) fastMembersGo(src []byte, pos int, dst []byte, slots []keySlot, i int, record bool) (int, int, []byte, bool) {
 	// Members are written with block moves that read and write up to 32
 	// bytes past the ends of the runs (see moveSlack): src (by a check
 	// below) and the names have the room, and so must dst's spare

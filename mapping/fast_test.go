@@ -40,7 +40,7 @@ func TestGoldenAccountsCompact(t *testing.T) {
 		{desc: "v3", golden: "accounts_v3.golden.json", opts: Options{Map: derived}},
 	}
 	for _, tt := range tests {
-		for _, predict := range []bool{true, false} {
+		for _, predict := range []prediction{predictOff, predictOn, predictGo} {
 			t.Run(fmt.Sprintf("%s/predict=%v", tt.desc, predict), func(t *testing.T) {
 				t.Parallel()
 				want, err := os.ReadFile(filepath.Join("testdata", tt.golden))
@@ -68,12 +68,14 @@ func TestRewritePredictedOutputLimit(t *testing.T) {
 	src := benchAccounts(2000)
 	check := func(doc []byte, limit int) {
 		opts := Options{Map: derived, DropNulls: true, MaxOutput: limit}
-		got, err := rewrite([]byte("pre"), doc, opts, true)
-		want, wantErr := rewrite([]byte("pre"), doc, opts, false)
-		require.Equal(t, wantErr, err, "limit %d on %q", limit, doc)
-		require.Equal(t, string(want), string(got), "limit %d", limit)
+		want, wantErr := rewrite([]byte("pre"), doc, opts, predictOff)
+		for _, p := range predicting {
+			got, err := rewrite([]byte("pre"), doc, opts, p)
+			require.Equal(t, wantErr, err, "limit %d on %q, prediction %d", limit, doc, p)
+			require.Equal(t, string(want), string(got), "limit %d, prediction %d", limit, p)
+		}
 	}
-	full, err := rewrite(nil, src, Options{Map: derived, DropNulls: true, MaxOutput: -1}, false)
+	full, err := rewrite(nil, src, Options{Map: derived, DropNulls: true, MaxOutput: -1}, predictOff)
 	require.NoError(t, err)
 	for limit := 1; limit <= len(full)+2; limit++ {
 		check(src, limit)

@@ -9,6 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// predicting are the prediction modes that take the member loop: each
+// must give what predictOff gives.
+var predicting = []prediction{predictOn, predictGo}
+
 // predictOptions are the option sets the prediction tests run under: each
 // decision a remembered key carries (mapped name, Select, RejectUnknown,
 // null dropping) in turn.
@@ -162,13 +166,15 @@ func TestRewritePredictedKeys(t *testing.T) {
 						wantDoc = padArray(wantDoc, padding)
 					}
 				}
-				got, err := rewrite([]byte("pre"), []byte(src), o, true)
-				want, wantErr := rewrite([]byte("pre"), []byte(src), o, false)
-				assert.Equal(t, string(want), string(got))
-				assert.Equal(t, wantErr, err)
-				if wantDoc != "" {
-					require.NoError(t, err)
-					assert.Equal(t, "pre"+wantDoc, string(got))
+				want, wantErr := rewrite([]byte("pre"), []byte(src), o, predictOff)
+				for _, p := range predicting {
+					got, err := rewrite([]byte("pre"), []byte(src), o, p)
+					assert.Equal(t, string(want), string(got), p)
+					assert.Equal(t, wantErr, err, p)
+					if wantDoc != "" {
+						require.NoError(t, err)
+						assert.Equal(t, "pre"+wantDoc, string(got))
+					}
 				}
 			})
 		}
@@ -204,10 +210,12 @@ func TestRewritePredictedKeysEveryOption(t *testing.T) {
 		for i, src := range srcs {
 			t.Run(fmt.Sprintf("%s/%d", name, i), func(t *testing.T) {
 				t.Parallel()
-				got, err := rewrite(nil, []byte(src), o, true)
-				want, wantErr := rewrite(nil, []byte(src), o, false)
-				assert.Equal(t, string(want), string(got))
-				assert.Equal(t, wantErr, err)
+				want, wantErr := rewrite(nil, []byte(src), o, predictOff)
+				for _, p := range predicting {
+					got, err := rewrite(nil, []byte(src), o, p)
+					assert.Equal(t, string(want), string(got), p)
+					assert.Equal(t, wantErr, err, p)
+				}
 			})
 		}
 	}
@@ -260,9 +268,11 @@ func FuzzRewritePredict(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte, mode uint8) {
 		o := opts[names[int(mode)%len(names)]]
 		o.MaxOutput, o.MaxDepth = int(mode/16)*64-1, 1000
-		got, err := rewrite([]byte("pre"), src, o, true)
-		want, wantErr := rewrite([]byte("pre"), src, o, false)
-		assert.Equal(t, string(want), string(got))
-		assert.Equal(t, wantErr, err)
+		want, wantErr := rewrite([]byte("pre"), src, o, predictOff)
+		for _, p := range predicting {
+			got, err := rewrite([]byte("pre"), src, o, p)
+			assert.Equal(t, string(want), string(got), p)
+			assert.Equal(t, wantErr, err, p)
+		}
 	})
 }

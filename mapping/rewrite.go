@@ -88,7 +88,7 @@ const (
 // capacity (dst[len(dst):cap(dst)]), also when it fails, so that must not
 // share memory with src.
 func Rewrite(dst, src []byte, opts Options) ([]byte, error) {
-	out, _, err := rewriteCount(dst, src, opts, true)
+	out, _, err := rewriteCount(dst, src, opts, predictOn)
 	return out, err
 }
 
@@ -97,18 +97,34 @@ func Rewrite(dst, src []byte, opts Options) ([]byte, error) {
 // for a caller that needs the count of a list (its page) without a pass of
 // its own over it.
 func RewriteCount(dst, src []byte, opts Options) ([]byte, int, error) {
-	return rewriteCount(dst, src, opts, true)
+	return rewriteCount(dst, src, opts, predictOn)
 }
+
+// prediction says whether the rewriter remembers keys from record to
+// record (see predict.go), and which member loop takes the members it
+// knows.
+type prediction uint8
+
+const (
+	// predictOff takes every member by the general path.
+	predictOff prediction = iota
+	// predictOn is what Rewrite does: the member loop in assembly where
+	// there is one (memberLoop), else in Go.
+	predictOn
+	// predictGo takes the member loop in Go (fastMembersGo) everywhere, so
+	// that tests can compare the two loops on the machines that have both.
+	predictGo
+)
 
 // rewrite is Rewrite with key prediction switchable, so tests can check
 // that predicting keys never changes a result.
-func rewrite(dst, src []byte, opts Options, predict bool) ([]byte, error) {
+func rewrite(dst, src []byte, opts Options, predict prediction) ([]byte, error) {
 	out, _, err := rewriteCount(dst, src, opts, predict)
 	return out, err
 }
 
 // rewriteCount is RewriteCount with key prediction switchable.
-func rewriteCount(dst, src []byte, opts Options, predict bool) ([]byte, int, error) {
+func rewriteCount(dst, src []byte, opts Options, predict prediction) ([]byte, int, error) {
 	r := rewriter{
 		src:       src,
 		dst:       dst,
@@ -164,7 +180,7 @@ type rewriter struct {
 	sel       *FieldSet
 	dropNulls bool
 	reject    bool
-	predict   bool
+	predict   prediction
 	// count counts the top-level array's elements.
 	count int
 	types func([]byte) *KeyMap
@@ -217,7 +233,7 @@ func (r *rewriter) array(depth int, lv level, ks *keySlots) error {
 	if depth > r.maxDepth {
 		return ErrTooDeep
 	}
-	if lv == levelTop && r.predict {
+	if lv == levelTop && r.predict != predictOff {
 		return r.recordArray(depth)
 	}
 	return r.elements(depth, lv, ks)

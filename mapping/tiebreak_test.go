@@ -112,7 +112,7 @@ func TestRewriteTypedRecords(t *testing.T) {
 		`{"id":"plain","lastName":"no type: the top map"}]`
 	top, err := NewKeyMap(map[string]string{"Id": "id", "LastName": "lastName"})
 	require.NoError(t, err)
-	for _, predict := range []bool{true, false} {
+	for _, predict := range []prediction{predictOff, predictOn, predictGo} {
 		out, err := rewrite(nil, []byte(src), Options{Map: top, Types: types, Links: links, MaxOutput: -1}, predict)
 		require.NoError(t, err)
 		assert.JSONEq(t, want, string(out))
