@@ -25,6 +25,8 @@ import (
 //
 // It has few live values and no calls on its common path, so that they
 // stay in registers: this loop is most of Rewrite's time on record arrays.
+// On amd64 fastMembers runs the same loop in assembly (memberLoop) instead;
+// this one serves other architectures and -tags purego builds.
 func (r *rewriter) fastMembersGo(src []byte, pos int, dst []byte, slots []keySlot, i int, record bool) (int, int, []byte, bool) {
 	// Members are written with block moves that read and write up to 32
 	// bytes past the ends of the runs (see moveSlack): src (by a check
@@ -33,7 +35,7 @@ func (r *rewriter) fastMembersGo(src []byte, pos int, dst []byte, slots []keySlo
 	// capacity, which append would overwrite as well). A member short of
 	// room, like one that reaches the output limit, is left to the general
 	// path.
-	dropNulls, room := r.dropNulls, min(r.outputStop(), cap(dst)-moveSlack+1)
+	dropNulls, room := r.dropNulls, r.memberRoom(dst)
 	for ; i < len(slots); i++ {
 		// The margin lets the word loads of the key and the first bytes
 		// of the value go without length checks of their own.
@@ -188,6 +190,12 @@ func literalEnd(src []byte, v int, lit string) int {
 		return -1
 	}
 	return v + len(lit)
+}
+
+// memberRoom is the output length the member loops stay below: the output
+// limit's, or dst's capacity less the block moves' slack.
+func (r *rewriter) memberRoom(dst []byte) int {
+	return min(r.outputStop(), cap(dst)-moveSlack+1)
 }
 
 // outputStop is the output length at which the next token would make

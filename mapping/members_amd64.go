@@ -35,7 +35,7 @@ func (r *rewriter) fastMembers(src []byte, pos int, dst []byte, slots []keySlot,
 	if r.predict == predictGo {
 		return r.fastMembersGo(src, pos, dst, slots, i, record)
 	}
-	room := min(r.outputStop(), cap(dst)-moveSlack+1)
+	room := r.memberRoom(dst)
 	for {
 		var l, status int
 		i, pos, l, status = memberLoop(src, pos, dst, room, slots, i, r.dropNulls)
