@@ -314,22 +314,20 @@ next:
 	JMP  member
 
 closed:
-	MOVQ R12, ni+104(FP)
-	MOVQ CX, npos+112(FP)
-	MOVQ R9, nlen+120(FP)
-	MOVQ $const_memberClosed, status+128(FP)
-	RET
+	MOVQ CX, BX
+	MOVQ $const_memberClosed, AX
+	JMP  done
 
 miss:
-	MOVQ R12, ni+104(FP)
-	MOVQ BX, npos+112(FP)
-	MOVQ R9, nlen+120(FP)
-	MOVQ $const_memberMiss, status+128(FP)
-	RET
+	MOVQ $const_memberMiss, AX
+	JMP  done
 
 stop:
+	MOVQ $const_memberStop, AX
+
+done:
 	MOVQ R12, ni+104(FP)
 	MOVQ BX, npos+112(FP)
 	MOVQ R9, nlen+120(FP)
-	MOVQ $const_memberStop, status+128(FP)
+	MOVQ AX, status+128(FP)
 	RET
