@@ -23,9 +23,9 @@ import (
 // A key other than the remembered one is learnt (learnKey) when it is
 // plain and compact, so the first record takes this path too.
 //
-// It has few live values and no calls on its common path, so that they
-// stay in registers: this loop is most of Rewrite's time on record arrays.
-// On amd64 fastMembers runs the same loop in assembly (memberLoop) instead;
+// It has no calls on its common path and was written with few live values,
+// though the compiler still keeps some of them on the stack: this loop is
+// most of Rewrite's time on record arrays. On amd64 fastMembers runs the same loop in assembly (memberLoop) instead;
 // this one serves other architectures and -tags purego builds.
 func (r *rewriter) fastMembersGo(src []byte, pos int, dst []byte, slots []keySlot, i int, record bool) (int, int, []byte, bool) {
 	// Members are written with block moves that read and write up to 32
