@@ -37,6 +37,14 @@ func FuzzRewrite(f *testing.F) {
 			f.Add(s, mode)
 		}
 	}
+	// Record arrays long enough for the member loop, valid and with an
+	// invalid value in a record it takes: what it accepts is checked
+	// against encoding/json too.
+	for i, bad := range append([]string{""}, invalidValues...) {
+		for _, mode := range []uint8{0, 1, 3} {
+			f.Add([]byte(variedRecords(8, bad, i)), mode)
+		}
+	}
 	km, err := DeriveKeyMap(accountFields())
 	require.NoError(f, err)
 
