@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrNotConverted is in the chain of Converters.Check's error for a type
 // the gateway knows but the engine's version has no converter for.
-var ErrNotConverted = errors.New("variable type not converted by this engine version")
+var ErrNotConverted = errors.New("type not converted")
 
 // Converters are the variable types of one engine version, and how that
 // version reads them: what the gateway may send it. The zero value is an
@@ -39,11 +40,11 @@ func Current() Converters {
 // Version is the engine version c is for; zero for Oldest.
 func (c Converters) Version() Version { return c.version }
 
-// String names the engine for messages: "6.5.0.1", or "of unknown
-// version".
+// String is the engine's version as it was given ("6.5.0.1"), or
+// "unknown".
 func (c Converters) String() string {
 	if c.version.IsZero() {
-		return "of unknown version"
+		return "unknown"
 	}
 	return c.version.String()
 }
@@ -75,13 +76,27 @@ func (c Converters) longDate() bool {
 	return !c.version.IsZero() && c.version.reaches(sinceLongDate())
 }
 
+// ParseDate reads a value of type date as the engine does: with
+// RequestUtil.parseLongDate from 8.0.0 (the package's ParseDate), with
+// Jackson's ISO8601DateFormat before (ParseISODate).
+func (c Converters) ParseDate(s string) (time.Time, error) {
+	if c.longDate() {
+		return ParseDate(s)
+	}
+	t, err := ParseISODate(s)
+	if err != nil {
+		return t, fmt.Errorf("%w (the workflow engine, version %s, reads dates as Flowable did before %s)", err, c, sinceLongDate())
+	}
+	return t, nil
+}
+
 // Check is the package's Check for this engine: a type the engine has no
 // converter for is refused (ErrNotConverted, naming the version and the
 // release that added it), and before 8.0.0 a date is checked as Jackson's
 // ISO8601DateFormat reads it (an offset is required with a time).
 func (c Converters) Check(typ string, raw json.RawMessage) (json.RawMessage, error) {
 	if known(typ) && !c.Has(typ) {
-		return nil, fmt.Errorf("%w: the workflow engine (%s) has no type %s, which Flowable added in %s; it takes %s",
+		return nil, fmt.Errorf("%w: the workflow engine (version %s) has no type %s, which Flowable added in %s; it takes %s",
 			ErrNotConverted, c, typ, arrivals()[typ], strings.Join(c.Types(), ", "))
 	}
 	raw = bytes.TrimSpace(raw)
@@ -92,8 +107,8 @@ func (c Converters) Check(typ string, raw json.RawMessage) (json.RawMessage, err
 	if !ok {
 		return nil, errors.New("must be a string for type date")
 	}
-	if _, err := ParseISODate(s); err != nil {
-		return nil, fmt.Errorf("%w (the workflow engine, %s, reads dates as Flowable did before %s)", err, c, sinceLongDate())
+	if _, err := c.ParseDate(s); err != nil {
+		return nil, err
 	}
 	return raw, nil
 }
@@ -120,7 +135,7 @@ func (c Converters) Infer(raw json.RawMessage) (typ string, value json.RawMessag
 		f, err := strconv.ParseFloat(string(text), 64)
 		mantissa, _, _ := strings.Cut(strings.ToLower(string(text)), "e")
 		if err != nil || f == 0 && strings.ContainsAny(mantissa, "123456789") {
-			return "", nil, fmt.Errorf("is beyond what a double holds, and the workflow engine (%s) has no bigDecimal "+
+			return "", nil, fmt.Errorf("is beyond what a double holds, and the workflow engine (version %s) has no bigDecimal "+
 				"(Flowable added it in %s): send it as a string", c, arrivals()[BigDecimal])
 		}
 		return Double, json.RawMessage(text), nil
@@ -131,7 +146,7 @@ func (c Converters) Infer(raw json.RawMessage) (typ string, value json.RawMessag
 		}
 		return String, quote(b.String()), nil
 	}
-	return "", nil, fmt.Errorf("%w: the workflow engine (%s) has no type %s", ErrNotConverted, c, typ)
+	return "", nil, fmt.Errorf("%w: the workflow engine (version %s) has no type %s", ErrNotConverted, c, typ)
 }
 
 // Portable reports whether a variable of type typ ("" for none) and value

@@ -101,12 +101,12 @@ func TestConvertersCheck(t *testing.T) {
 		want     string // "" means refused
 		reason   string
 	}{
-		{old, BigDecimal, `"1.10"`, "", "the workflow engine (6.5.0.1) has no type bigDecimal, which Flowable added in 7.2.0; it takes string, integer, long, short, double, boolean, date, json"},
+		{old, BigDecimal, `"1.10"`, "", "type not converted: the workflow engine (version 6.5.0.1) has no type bigDecimal, which Flowable added in 7.2.0; it takes string, integer, long, short, double, boolean, date, json"},
 		{old, Instant, `"2013-04-17T10:17:43Z"`, "", "added in 6.5.0"},
 		{old, UUID, `null`, "", "added in 7.1.0"},
 		{old, JSON, `{"a":1}`, `{"a":1}`, ""},
 		{old, "serializable", `"x"`, "", "unknown variable type"},
-		{Oldest(), JSON, `{}`, "", "(of unknown version) has no type json"},
+		{Oldest(), JSON, `{}`, "", "(version unknown) has no type json"},
 		// Dates before 8.0.0: Jackson's ISO8601DateFormat.
 		{old, Date, `"2013-04-17"`, `"2013-04-17"`, ""},
 		{old, Date, `"2013-04-17T10:17Z"`, `"2013-04-17T10:17Z"`, ""},
@@ -163,7 +163,7 @@ func TestConvertersInfer(t *testing.T) {
 		{old, `"123e4567-e89b-12d3-a456-426614174000"`, String, `"123e4567-e89b-12d3-a456-426614174000"`, ""},
 		{old, `true`, Boolean, `true`, ""},
 		{old, `null`, "", `null`, ""},
-		{old, `1e400`, "", "", "beyond what a double holds, and the workflow engine (6.3.0.1) has no bigDecimal (Flowable added it in 7.2.0): send it as a string"},
+		{old, `1e400`, "", "", "beyond what a double holds, and the workflow engine (version 6.3.0.1) has no bigDecimal (Flowable added it in 7.2.0): send it as a string"},
 		{old, `-1E400`, "", "", "send it as a string"},
 		{old, `1e-400`, "", "", "send it as a string"},
 		{old, `0.0e-400`, Double, `0.0e-400`, ""},
