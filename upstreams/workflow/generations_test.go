@@ -371,3 +371,25 @@ func newVersionServer(t *testing.T, version func() string) string {
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
+
+// An engine that refuses a type its version converts, even when asked
+// again, keeps its refusal: the call is sent once more only when the
+// version read again types it differently.
+func TestEngineThatContradictsItsVersion(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	odd := workflowtest.Flowable642()
+	odd.Reports = "8.0.0"
+	engine := workflowtest.NewEngine(t, odd)
+	var log logBuffer
+	opts := clk.options()
+	opts.Logger = log.logger()
+	c := workflow.New(engine.URL(), newDoer(), opts)
+	require.NoError(t, start(c, v("profile", "", `{}`))) // reads the version: json, which the engine has
+	clk.advance(time.Minute)
+	err := start(c, v("amount", "", `1.10`))
+	assert.Equal(t, "Bad request: Variable 'amount' has unsupported type: 'bigDecimal'.", upstreams.AsError(err).Message)
+	assert.Equal(t, 2, engine.Reads(), "read, refused, read again")
+	assert.Len(t, engine.Refused(), 1, "not sent again with the same types")
+	assert.Contains(t, log.String(), "refused a variable type its version converts")
+}

@@ -58,29 +58,29 @@ func typed(conv restvar.Converters, vars []Variable) ([]Variable, error) {
 // in the last seconds, and when the variables type differently for the
 // version read, they are sent once more.
 func (c *Client) sendTyped(ctx context.Context, vars []Variable, send func([]Variable) error) error {
-	if !c.engine.pinned && !slices.ContainsFunc(vars, func(v Variable) bool { return !restvar.Portable(v.Type, v.Value) }) {
-		out, err := typed(restvar.Oldest(), vars)
-		if err != nil {
+	conv := restvar.Oldest()
+	versioned := c.engine.pinned || slices.ContainsFunc(vars, func(v Variable) bool { return !restvar.Portable(v.Type, v.Value) })
+	if versioned {
+		var err error
+		if conv, err = c.Converters(ctx); err != nil {
 			return err
 		}
-		return send(out)
-	}
-	conv, err := c.Converters(ctx)
-	if err != nil {
-		return err
 	}
 	first, err := typed(conv, vars)
 	if err != nil {
 		return err
 	}
 	err = send(first)
-	if !unsupportedType(err) {
+	if !versioned || !unsupportedType(err) {
 		return err
 	}
-	if !c.engine.lost(freshFor) {
+	refused := func(conv restvar.Converters) error {
 		c.engine.logger.Warn("the workflow engine refused a variable type its version converts: is its version right?",
 			"upstream", c.engine.name, "version", conv.String(), "pinned", c.engine.pinned, "err", err)
 		return err
+	}
+	if !c.engine.lost(freshFor) {
+		return refused(conv)
 	}
 	again, rerr := c.Converters(ctx)
 	if rerr != nil {
@@ -91,7 +91,7 @@ func (c *Client) sendTyped(ctx context.Context, vars []Variable, send func([]Var
 		return terr
 	}
 	if sameVariables(first, second) {
-		return err
+		return refused(again)
 	}
 	return send(second)
 }

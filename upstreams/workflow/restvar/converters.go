@@ -54,7 +54,7 @@ func (c Converters) Has(typ string) bool {
 	if !known(typ) {
 		return false
 	}
-	s, ok := arrivals()[typ]
+	s, ok := arrival(typ)
 	return !ok || !c.version.IsZero() && c.version.reaches(s)
 }
 
@@ -96,8 +96,9 @@ func (c Converters) ParseDate(s string) (time.Time, error) {
 // ISO8601DateFormat reads it (an offset is required with a time).
 func (c Converters) Check(typ string, raw json.RawMessage) (json.RawMessage, error) {
 	if known(typ) && !c.Has(typ) {
+		s, _ := arrival(typ)
 		return nil, fmt.Errorf("%w: the workflow engine (version %s) has no type %s, which Flowable added in %s; it takes %s",
-			ErrNotConverted, c, typ, arrivals()[typ], strings.Join(c.Types(), ", "))
+			ErrNotConverted, c, typ, s, strings.Join(c.Types(), ", "))
 	}
 	raw = bytes.TrimSpace(raw)
 	if typ != Date || c.longDate() || len(raw) == 0 || string(raw) == "null" {
@@ -135,8 +136,9 @@ func (c Converters) Infer(raw json.RawMessage) (typ string, value json.RawMessag
 		f, err := strconv.ParseFloat(string(text), 64)
 		mantissa, _, _ := strings.Cut(strings.ToLower(string(text)), "e")
 		if err != nil || f == 0 && strings.ContainsAny(mantissa, "123456789") {
+			big, _ := arrival(BigDecimal)
 			return "", nil, fmt.Errorf("is beyond what a double holds, and the workflow engine (version %s) has no bigDecimal "+
-				"(Flowable added it in %s): send it as a string", c, arrivals()[BigDecimal])
+				"(Flowable added it in %s): send it as a string", c, big)
 		}
 		return Double, json.RawMessage(text), nil
 	case JSON:
@@ -162,6 +164,6 @@ func Portable(typ string, raw json.RawMessage) bool {
 			return true
 		}
 	}
-	_, arrived := arrivals()[typ]
+	_, arrived := arrival(typ)
 	return !arrived && typ != Date
 }

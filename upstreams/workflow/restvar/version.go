@@ -136,24 +136,26 @@ func (s since) String() string {
 	return fmt.Sprintf("%d.%d.%d", s.release[0], s.release[1], s.release[2])
 }
 
-// arrivals are the converters that not every engine has, with where each
-// arrived, read from modules/flowable-rest/.../RestResponseFactory.java
+// arrival is where a converter that not every engine has arrived, read
+// from modules/flowable-rest/.../RestResponseFactory.java
 // (initializeVariableConverters) at the release tags and from
-// FlowableVersions.CURRENT_VERSION at the commit that added it. The other
-// types (string, integer, long, short, double, boolean, date) are
-// converted by every engine.
-func arrivals() map[string]since {
-	local := since{[3]int{6, 5, 0}, [4]int{6, 5, 0, 6}} // 1dcebe276f
-	big := since{[3]int{7, 2, 0}, [4]int{7, 2, 0, 1}}   // 23e456601c
-	return map[string]since{
-		JSON:          {[3]int{6, 4, 0}, [4]int{6, 3, 2, 0}}, // JsonObjectRestVariableConverter, d28a3b38f0
-		Instant:       {[3]int{6, 5, 0}, [4]int{6, 5, 0, 5}}, // 80a8bf8b72
-		LocalDate:     local,
-		LocalDateTime: local,
-		UUID:          {[3]int{7, 1, 0}, [4]int{7, 1, 0, 1}}, // 3c0bf9c16d
-		BigDecimal:    big,
-		BigInteger:    big,
+// FlowableVersions.CURRENT_VERSION at the commit that added it; false for
+// the types every engine converts (string, integer, long, short, double,
+// boolean, date) and for unknown ones.
+func arrival(typ string) (since, bool) {
+	switch typ {
+	case JSON: // JsonObjectRestVariableConverter, d28a3b38f0
+		return since{[3]int{6, 4, 0}, [4]int{6, 3, 2, 0}}, true
+	case Instant: // 80a8bf8b72
+		return since{[3]int{6, 5, 0}, [4]int{6, 5, 0, 5}}, true
+	case LocalDate, LocalDateTime: // 1dcebe276f
+		return since{[3]int{6, 5, 0}, [4]int{6, 5, 0, 6}}, true
+	case UUID: // 3c0bf9c16d
+		return since{[3]int{7, 1, 0}, [4]int{7, 1, 0, 1}}, true
+	case BigDecimal, BigInteger: // 23e456601c
+		return since{[3]int{7, 2, 0}, [4]int{7, 2, 0, 1}}, true
 	}
+	return since{}, false
 }
 
 // sinceLongDate is where DateRestVariableConverter began to parse with
