@@ -50,7 +50,8 @@ type Settings struct {
 	// environment through ${VAR} expansion and are never logged.
 	Auth AuthSettings `yaml:"auth"`
 	// Options are adapter-specific settings (apiVersion, header names,
-	// communityId ...), validated by the adapter.
+	// communityId, a workflow engine's engineVersion ...), validated by the
+	// adapter.
 	Options map[string]string `yaml:"options"`
 }
 

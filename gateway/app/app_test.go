@@ -54,6 +54,7 @@ type harness struct {
 	log       *recordingLog
 	reg       *prometheus.Registry
 	upstreams *UpstreamSet
+	gateway   *Gateway
 }
 
 const baseConfig = `
@@ -86,7 +87,7 @@ func newHarness(t *testing.T, yaml string, env map[string]string) *harness {
 	}
 	gw, err := Build(context.Background(), cfg, table, sh)
 	require.NoError(t, err)
-	return &harness{handler: gw.Handler, log: log, reg: reg, upstreams: sh.Upstreams}
+	return &harness{handler: gw.Handler, log: log, reg: reg, upstreams: sh.Upstreams, gateway: gw}
 }
 
 func (h *harness) do(t *testing.T, method, path, body string, header map[string]string) (*httptest.ResponseRecorder, map[string]any) {

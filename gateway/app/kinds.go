@@ -35,6 +35,9 @@ type kindEnv struct {
 	// dataBackends hands out one data.Backend per upstream, shared by its
 	// data, proxy and model routes.
 	dataBackends router.Resolver[*data.Backend]
+	// workflowClients hands out one workflow adapter per upstream, shared
+	// by its routes with what it knows of the engine's version.
+	workflowClients router.Resolver[*upworkflow.Client]
 }
 
 // newKindEnv is the environment of one build.
@@ -42,6 +45,14 @@ func newKindEnv(cfg *config.Config, table *routes.Table, ups map[string]Upstream
 	return kindEnv{cfg: cfg, table: table, upstreams: ups, shared: sh,
 		dataBackends: data.Backends(resolver(ups, func(up Upstream) (*data.Backend, error) {
 			return data.NewBackend(up.BaseURL, up.Client.Settings().Options, up.Client, 0, sh.Logger)
+		})),
+		workflowClients: router.Shared(resolver(ups, func(up Upstream) (*upworkflow.Client, error) {
+			opts, errs := upworkflow.ParseOptions(up.Client.Settings().Options)
+			if len(errs) > 0 { // the route table refused them already
+				return nil, fmt.Errorf("upstreams.%s.options.%s: %s", up.Client.Name(), errs[0].Path, errs[0].Problem)
+			}
+			opts.Name, opts.Logger = up.Client.Name(), sh.Logger
+			return upworkflow.New(up.BaseURL, up.Client, opts), nil
 		}))}
 }
 
@@ -61,16 +72,31 @@ func dataUpstreams(cfg *config.Config) map[string]bool {
 
 // checkVersions checks, in the background, the API version of every
 // upstream that data routes use against what its backend offers, logging
-// what an operator must hear (data.Backend.CheckVersion).
+// what an operator must hear (data.Backend.CheckVersion), and reads the
+// version of every workflow engine (upworkflow.Client.Converters, which
+// logs it).
 func (e kindEnv) checkVersions(ctx context.Context) {
 	seen := map[string]bool{}
 	for _, r := range e.cfg.Routes {
-		if r.Kind != config.KindData || seen[r.Upstream] {
+		if seen[r.Upstream] {
 			continue
 		}
-		seen[r.Upstream] = true
-		if b, err := e.dataBackends(r.Upstream); err == nil {
-			go b.CheckVersion(ctx, r.Upstream)
+		switch r.Kind {
+		case config.KindData:
+			seen[r.Upstream] = true
+			if b, err := e.dataBackends(r.Upstream); err == nil {
+				go b.CheckVersion(ctx, r.Upstream)
+			}
+		case config.KindWorkflow:
+			seen[r.Upstream] = true
+			if c, err := e.workflowClients(r.Upstream); err == nil {
+				go func(upstream string) {
+					if _, err := c.Converters(ctx); err != nil && e.shared.Logger != nil {
+						e.shared.Logger.Warn("could not read the workflow engine's version; the first call that needs it reads it again",
+							"upstream", upstream, "err", err)
+					}
+				}(r.Upstream)
+			}
 		}
 	}
 }
@@ -97,10 +123,8 @@ func (e kindEnv) kinds() map[string]router.Factory {
 		config.KindOpenAPI:   openapi.New(e.table, e.contracts(), openapi.SettingsOf(e.cfg)),
 		config.KindAccounts:  accounts.Collection(accountClients, accountOpts),
 		config.KindAccount:   accounts.Item(accountClients, accountOpts),
-		config.KindWorkflow: workflow.New(resolver(e.upstreams, func(up Upstream) (*upworkflow.Client, error) {
-			return upworkflow.New(up.BaseURL, up.Client), nil
-		}), e.table, maxDepth),
-		config.KindData: data.New(dataBackends, e.table, data.Options{MaxDepth: maxDepth}),
+		config.KindWorkflow:  workflow.New(e.workflowClients, e.table, maxDepth),
+		config.KindData:      data.New(dataBackends, e.table, data.Options{MaxDepth: maxDepth}),
 		config.KindFiles: files.New(resolver(e.upstreams, func(up Upstream) (*upfiles.Client, error) {
 			opts := up.Client.Settings().Options
 			return upfiles.New(up.BaseURL, opts["apiVersion"], opts["communityId"], up.Client)

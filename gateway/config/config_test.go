@@ -237,7 +237,7 @@ func TestShippedConfigReadsTheEnvironment(t *testing.T) {
 	for _, v := range []string{"GATEWAY_LISTEN", "GATEWAY_ADMIN_LISTEN", "GATEWAY_TLS", "GATEWAY_TLS_CERT", "GATEWAY_TLS_KEY",
 		"GATEWAY_DATA_DIR", "GATEWAY_AUTH_MODE", "GATEWAY_JWT_SECRET", "GATEWAY_JWKS_URL", "GATEWAY_LOG_COLLECTOR_URL",
 		"ACCOUNTS_URL", "WORKFLOW_URL", "DATA_URL", "FEED_URL", "WORKFLOW_USER", "WORKFLOW_PASSWORD",
-		"DATA_ACCESS_TOKEN", "DATA_GATEWAY_KEY", "DATA_APP_NAME", "DATA_PROVIDER_NAME"} {
+		"WORKFLOW_ENGINE_VERSION", "DATA_ACCESS_TOKEN", "DATA_GATEWAY_KEY", "DATA_APP_NAME", "DATA_PROVIDER_NAME"} {
 		assert.True(t, strings.Contains(string(raw), "${"+v), v)
 	}
 	cfg, err := Load(filepath.Join("..", "..", "config.yaml"), env(map[string]string{

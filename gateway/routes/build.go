@@ -9,7 +9,9 @@ import (
 
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/mapping"
+	"github.com/restgate/gateway/upstreams"
 	"github.com/restgate/gateway/upstreams/accounts"
+	"github.com/restgate/gateway/upstreams/workflow"
 )
 
 // kindNeeds says what each route kind requires of its configuration.
@@ -70,21 +72,26 @@ func Build(cfg *config.Config) (*Table, error) {
 
 // upstreamOptions checks the options of the upstreams whose contract a
 // route kind fixes: an upstream named by an accounts route takes the
-// account adapter's options, each problem reported under
-// upstreams.<name>.options.
+// account adapter's options, one named by a workflow route the workflow
+// adapter's, each problem reported under upstreams.<name>.options.
 func upstreamOptions(cfg *config.Config) []error {
 	checked := make(map[string]bool)
 	var errs []error
 	for _, rc := range cfg.Routes {
-		if rc.Kind != config.KindAccounts && rc.Kind != config.KindAccount {
-			continue
-		}
+		var problems []*upstreams.FieldError
 		s, ok := cfg.Upstreams[rc.Upstream]
 		if !ok || checked[rc.Upstream] {
 			continue
 		}
+		switch rc.Kind {
+		case config.KindAccounts, config.KindAccount:
+			_, problems = accounts.ParseOptions(s.Options)
+		case config.KindWorkflow:
+			_, problems = workflow.ParseOptions(s.Options)
+		default:
+			continue
+		}
 		checked[rc.Upstream] = true
-		_, problems := accounts.ParseOptions(s.Options)
 		for _, p := range problems {
 			errs = append(errs, errorf("upstreams."+rc.Upstream+".options."+p.Path, "%s", p.Problem))
 		}

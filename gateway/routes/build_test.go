@@ -41,6 +41,33 @@ func TestAccountsUpstreamOptions(t *testing.T) {
 	}, strings.Split(err.Error(), "\n"))
 }
 
+// TestWorkflowUpstreamOptions: the options of an upstream that workflow
+// routes use are the workflow adapter's: engineVersion, a Flowable
+// version, and nothing else.
+func TestWorkflowUpstreamOptions(t *testing.T) {
+	t.Parallel()
+	route := func(upstream string) config.Route {
+		return config.Route{Path: "/{version}/" + upstream, Kind: config.KindWorkflow, Action: config.ActionTasks,
+			Upstream: upstream, Methods: []string{"GET"}}
+	}
+	cfg := &config.Config{
+		Versions: []string{"v1"},
+		Upstreams: map[string]upstreams.Settings{
+			"flow":   {URL: "http://flow", Options: map[string]string{"engineVersion": "6.x", "apiVersion": "v1"}},
+			"pinned": {URL: "http://pinned", Options: map[string]string{"engineVersion": "6.5.0"}},
+			"read":   {URL: "http://read", Options: map[string]string{"engineVersion": ""}},
+		},
+		Routes: []config.Route{route("flow"), route("pinned"), route("read")},
+	}
+	config.Defaults(cfg)
+	_, err := Build(cfg)
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		"upstreams.flow.options.apiVersion: unknown option of a workflow upstream; known: engineVersion",
+		`upstreams.flow.options.engineVersion: not a Flowable engine version: "6.x" does not start with major.minor numbers (like 6.5.0, 6.5.0.6 or 8.0.0)`,
+	}, strings.Split(err.Error(), "\n"))
+}
+
 // TestShippedConfigLoads: config.yaml, with the accounts options the
 // original controller needs, loads and tables without a problem.
 func TestShippedConfigLoads(t *testing.T) {

@@ -3,7 +3,9 @@
 // gateway's task vocabulary (status open|closed, candidate, ...) into the
 // engine's real parameters, pages every list with the engine's start and
 // size and reads its list envelope (List), sends every variable with a
-// type (restvar), turns a claim's lost race into the 409 it is, and reads
+// type the engine's version converts (restvar; the version read from GET
+// /management/engine, or pinned), turns a claim's lost race into the 409
+// it is, and reads
 // both of the engine's error body shapes into *upstreams.Error, a 403
 // the engine's own refusal (BusinessRefusal) kept apart from a refusal of
 // the gateway's credentials.
@@ -33,18 +35,30 @@ const Upstream = "workflow"
 // with variables is far below it, so more means a misbehaving backend.
 const maxBody = 16 << 20
 
-// Client calls one workflow engine. It is safe for concurrent use.
+// Client calls one workflow engine. It is safe for concurrent use; the
+// routes of one upstream share one Client, which keeps what it knows of
+// the engine's version.
+//
+// The variable types an engine converts depend on its version
+// (restvar.Converters). Unless opts pins it, the version is read from GET
+// /management/engine by the first call that sends a variable whose typing
+// depends on it (Converters; the gateway also asks at start), and read
+// again by the next such call after the engine was lost (no answer, the
+// breaker open, a proxy's 502/503/504 for it), after the engine refused a
+// type its version was believed to convert, and ten minutes after the last
+// read.
 type Client struct {
-	base string
-	doer upstreams.Doer
+	base   string
+	doer   upstreams.Doer
+	engine *engine
 }
 
 // New returns a Client for the engine's REST service base, for example
 // http://host:8080/flowable-rest/service (a trailing slash is ignored).
 // Every call goes through doer, which is expected to add the Basic
 // credentials, breaker, timeouts and retries.
-func New(baseURL string, doer upstreams.Doer) *Client {
-	return &Client{base: strings.TrimRight(baseURL, "/"), doer: doer}
+func New(baseURL string, doer upstreams.Doer, opts Options) *Client {
+	return &Client{base: strings.TrimRight(baseURL, "/"), doer: doer, engine: newEngine(opts)}
 }
 
 // call sends one request and returns the body of a 2xx answer; every other
@@ -74,15 +88,15 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	}
 	resp, err := c.doer.Do(req)
 	if err != nil {
-		return nil, upstreams.TransportError(ctx, Upstream, err)
+		return nil, c.lostOn(upstreams.TransportError(ctx, Upstream, err))
 	}
 	defer resp.Body.Close()
 	raw, err := upstreams.ReadAnswer(resp, maxBody)
 	if err != nil {
-		return nil, upstreams.TransportError(ctx, Upstream, err)
+		return nil, c.lostOn(upstreams.TransportError(ctx, Upstream, err))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, statusError(resp, path, raw)
+		return nil, c.lostOn(statusError(resp, path, raw))
 	}
 	if len(raw) > maxBody {
 		return nil, upstreams.Reject(resp, invalid(fmt.Errorf("answer to %s %s exceeds %d bytes", method, path, maxBody)))

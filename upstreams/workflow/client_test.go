@@ -177,7 +177,7 @@ func TestClientCalls(t *testing.T) {
 			t.Parallel()
 			var calls atomic.Int32
 			srv := strictEngine(t, tt.want, tt.answer, &calls)
-			c := workflow.New(srv.URL+"/flowable-rest/service/", newDoer())
+			c := workflow.New(srv.URL+"/flowable-rest/service/", newDoer(), current())
 			got, err := tt.call(context.Background(), c)
 			require.NoError(t, err)
 			assert.EqualValues(t, 1, calls.Load())
@@ -314,7 +314,7 @@ func TestClientErrors(t *testing.T) {
 			t.Parallel()
 			var calls atomic.Int32
 			srv := strictEngine(t, tt.want, tt.answer, &calls)
-			c := workflow.New(srv.URL+"/flowable-rest/service", newDoer())
+			c := workflow.New(srv.URL+"/flowable-rest/service", newDoer(), current())
 			call := tt.call
 			if call == nil {
 				call = func(ctx context.Context, c *workflow.Client) error {

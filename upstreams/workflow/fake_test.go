@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/upstreams/workflow"
+	"github.com/restgate/gateway/upstreams/workflow/restvar"
 )
 
 // Test credentials; the Doer adds them the way the shared client does.
@@ -29,6 +32,16 @@ func (d basicAuthDoer) Do(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.SetBasicAuth(d.user, d.password)
 	return d.client.Do(req)
+}
+
+// current pins the current engine's version, for the tests of one exact
+// request: the version is then not read.
+func current() workflow.Options {
+	v, err := restvar.ParseVersion(restvar.CurrentRelease)
+	if err != nil {
+		panic(err)
+	}
+	return workflow.Options{EngineVersion: v}
 }
 
 func newDoer() basicAuthDoer {

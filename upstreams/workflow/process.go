@@ -55,8 +55,8 @@ func (c *Client) ProcessDefinitions(ctx context.Context, q DefinitionQuery) (Lis
 
 // StartProcess starts an instance (POST /runtime/process-instances) and
 // returns the engine's instance record. Every variable is sent with its
-// type (see Variable). An unknown definition is a 400 *upstreams.Error, as
-// the engine answers it.
+// type, as the engine's version converts it (see Client and Variable). An
+// unknown definition is a 400 *upstreams.Error, as the engine answers it.
 func (c *Client) StartProcess(ctx context.Context, r StartRequest) ([]byte, error) {
 	switch {
 	case r.ProcessDefinitionID == "" && r.ProcessDefinitionKey == "":
@@ -64,10 +64,11 @@ func (c *Client) StartProcess(ctx context.Context, r StartRequest) ([]byte, erro
 	case r.ProcessDefinitionID != "" && r.ProcessDefinitionKey != "":
 		return nil, &ParamError{Param: "processDefinitionKey", Value: r.ProcessDefinitionKey, Reason: "give processDefinitionId or processDefinitionKey, not both"}
 	}
-	vars, err := typed(r.Variables)
-	if err != nil {
-		return nil, err
-	}
-	r.Variables = vars
-	return c.object(ctx, http.MethodPost, "/runtime/process-instances", r)
+	var out []byte
+	err := c.sendTyped(ctx, r.Variables, func(vars []Variable) (err error) {
+		r.Variables = vars
+		out, err = c.object(ctx, http.MethodPost, "/runtime/process-instances", r)
+		return err
+	})
+	return out, err
 }

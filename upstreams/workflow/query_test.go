@@ -232,7 +232,7 @@ func TestRefusedBeforeSending(t *testing.T) {
 			t.Parallel()
 			var calls atomic.Int32
 			srv := strictEngine(t, expected{method: http.MethodGet, path: "/never"}, canned{500, ""}, &calls)
-			c := workflow.New(srv.URL+"/flowable-rest/service", newDoer())
+			c := workflow.New(srv.URL+"/flowable-rest/service", newDoer(), current())
 			err := tt.call(context.Background(), c)
 			var pe *workflow.ParamError
 			require.ErrorAs(t, err, &pe)

@@ -77,7 +77,7 @@ func TestClaimRace(t *testing.T) {
 					t.Cleanup(client.Close)
 					doer = client
 				}
-				err := workflow.New(srv.URL, doer).Claim(context.Background(), "8", "gonzo")
+				err := workflow.New(srv.URL, doer, workflow.Options{}).Claim(context.Background(), "8", "gonzo")
 				assert.EqualValues(t, 1, reads.Load(), "the task is read once")
 				if tt.wantStatus == 0 {
 					require.NoError(t, err)

@@ -74,7 +74,7 @@ func TestForbiddenSplit(t *testing.T) {
 			t.Parallel()
 			var calls atomic.Int32
 			srv := strictEngine(t, expected{method: http.MethodGet, path: "/runtime/tasks/8"}, canned{tt.status, tt.body}, &calls)
-			_, err := workflow.New(srv.URL+"/flowable-rest/service", newDoer()).Task(context.Background(), "8")
+			_, err := workflow.New(srv.URL+"/flowable-rest/service", newDoer(), workflow.Options{}).Task(context.Background(), "8")
 			ue := upstreams.AsError(err)
 			require.NotNil(t, ue)
 			assert.Equal(t, tt.status, ue.Status)

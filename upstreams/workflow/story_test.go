@@ -28,7 +28,7 @@ func newSandboxClient(t *testing.T) *workflow.Client {
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return workflow.New(srv.URL, newDoer())
+	return workflow.New(srv.URL, newDoer(), workflow.Options{})
 }
 
 // statusOf is the backend's status of a refusal, 200 of a success.

@@ -137,7 +137,8 @@ func (c *Client) Delegate(ctx context.Context, id, assignee string) error {
 
 // Complete completes the task with the disposition variable first and the
 // other variables after it (a "disposition" among them is dropped: the
-// argument decides), each sent with its type (see Variable).
+// argument decides), each sent with its type, as the engine's version
+// converts it (see Client and Variable).
 // disposition must satisfy ValidDisposition.
 func (c *Client) Complete(ctx context.Context, id, disposition string, variables []Variable) error {
 	if err := checkID("taskId", id); err != nil {
@@ -152,11 +153,10 @@ func (c *Client) Complete(ctx context.Context, id, disposition string, variables
 			rest = append(rest, v)
 		}
 	}
-	vars, err := typed(append([]Variable{{Name: "disposition", Type: "string", Value: mustJSON(disposition)}}, rest...))
-	if err != nil {
-		return err
-	}
-	return c.action(ctx, id, taskAction{Action: "complete", Variables: vars})
+	vars := append([]Variable{{Name: "disposition", Type: "string", Value: mustJSON(disposition)}}, rest...)
+	return c.sendTyped(ctx, vars, func(vars []Variable) error {
+		return c.action(ctx, id, taskAction{Action: "complete", Variables: vars})
+	})
 }
 
 // taskAction is the body of POST /runtime/tasks/{id} (TaskActionRequest).

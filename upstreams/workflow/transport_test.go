@@ -38,7 +38,7 @@ func TestTransportErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
-			c := workflow.New("http://engine.invalid/service", failingDoer{tt.err})
+			c := workflow.New("http://engine.invalid/service", failingDoer{tt.err}, workflow.Options{})
 			_, err := c.Task(tt.ctx, "8")
 			ue := upstreams.AsError(err)
 			require.NotNil(t, ue)
@@ -46,7 +46,7 @@ func TestTransportErrors(t *testing.T) {
 			assert.Equal(t, "workflow", ue.Upstream)
 		})
 	}
-	_, err := workflow.New("http://engine.invalid", failingDoer{fromClient}).Task(context.Background(), "8")
+	_, err := workflow.New("http://engine.invalid", failingDoer{fromClient}, workflow.Options{}).Task(context.Background(), "8")
 	assert.Same(t, fromClient, upstreams.AsError(err))
 }
 
@@ -57,7 +57,7 @@ func BenchmarkTasks(b *testing.B) {
 		_, _ = w.Write([]byte(page))
 	}))
 	defer srv.Close()
-	c := workflow.New(srv.URL, srv.Client())
+	c := workflow.New(srv.URL, srv.Client(), workflow.Options{})
 	q := workflow.TaskQuery{Status: "open", Candidate: "gonzo", Size: 50, Order: "desc"}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -145,22 +145,7 @@ func (b *Backend) CheckVersion(ctx context.Context, upstream string) {
 // hands out that Backend (or that error) from then on, so that every route
 // of an upstream shares one describe cache. New wants such a resolver.
 func Backends(build router.Resolver[*Backend]) router.Resolver[*Backend] {
-	type built struct {
-		b   *Backend
-		err error
-	}
-	var mu sync.Mutex
-	seen := make(map[string]built)
-	return func(upstream string) (*Backend, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if r, ok := seen[upstream]; ok {
-			return r.b, r.err
-		}
-		b, err := build(upstream)
-		seen[upstream] = built{b, err}
-		return b, err
-	}
+	return router.Shared(build)
 }
 
 // isNotFound reports the backend's 404.

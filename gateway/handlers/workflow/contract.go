@@ -113,7 +113,8 @@ func variable() *openapi3.Schema {
 		types = append(types, t)
 	}
 	typ := openapi3.NewStringSchema().WithEnum(types...)
-	typ.Description = "the engine's type; without it the gateway gives one from the value"
+	typ.Description = "the engine's type, one its version converts (engines before Flowable 7.2 lack some: " +
+		"a type the engine lacks is refused with 400); without it the gateway gives one from the value and the engine's version"
 	return contract.Closed(map[string]*openapi3.Schema{
 		"name":  openapi3.NewStringSchema().WithMinLength(1),
 		"type":  typ,

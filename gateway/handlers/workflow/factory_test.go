@@ -17,7 +17,7 @@ import (
 
 func TestFactory(t *testing.T) {
 	t.Parallel()
-	client := engine.New("http://engine.invalid", http.DefaultClient)
+	client := engine.New("http://engine.invalid", http.DefaultClient, engine.Options{})
 	some := handlertest.Only("workflow", client)
 	none := handlertest.Only("another", client)
 	tests := []struct {
@@ -65,7 +65,7 @@ func TestFactory(t *testing.T) {
 // action serves.
 func TestMethodOfEveryAction(t *testing.T) {
 	t.Parallel()
-	client := engine.New("http://engine.invalid", http.DefaultClient)
+	client := engine.New("http://engine.invalid", http.DefaultClient, engine.Options{})
 	for _, r := range workflowRoutes() {
 		rt := &routes.Route{Template: r.Path, Spec: r}
 		handlers, err := workflow.New(handlertest.Only(r.Upstream, client), nil, 64)(rt)

@@ -20,6 +20,7 @@ import (
 	"github.com/restgate/gateway/upstreams"
 	sandboxworkflow "github.com/restgate/gateway/upstreams/sandbox/workflow"
 	engine "github.com/restgate/gateway/upstreams/workflow"
+	"github.com/restgate/gateway/upstreams/workflow/restvar"
 )
 
 // defaultUser is the caller when a request names none.
@@ -71,7 +72,9 @@ func (d basicDoer) Do(req *http.Request) (*http.Response, error) {
 }
 
 // newGateway serves the workflow routes against the engine at baseURL,
-// through the real router, writer and trace middleware.
+// through the real router, writer and trace middleware. The engine's
+// version is pinned to the current one, so that each call sends exactly
+// the request under test.
 func newGateway(tb testing.TB, baseURL string) http.Handler {
 	tb.Helper()
 	return newGatewayOn(tb, baseURL, basicDoer{handlertest.Client(tb)})
@@ -81,8 +84,16 @@ func newGateway(tb testing.TB, baseURL string) http.Handler {
 // credentials.
 func newGatewayOn(tb testing.TB, baseURL string, doer upstreams.Doer) http.Handler {
 	tb.Helper()
+	v, err := restvar.ParseVersion(restvar.CurrentRelease)
+	require.NoError(tb, err)
+	return newGatewayWith(tb, baseURL, doer, engine.Options{EngineVersion: v})
+}
+
+// newGatewayWith is newGatewayOn with the adapter's opts.
+func newGatewayWith(tb testing.TB, baseURL string, doer upstreams.Doer, opts engine.Options) http.Handler {
+	tb.Helper()
 	cfg := testConfig()
-	client := engine.New(baseURL, doer)
+	client := engine.New(baseURL, doer, opts)
 	resolve := handlertest.Only("workflow", client)
 	h, _ := handlertest.Router(tb, cfg, false, func(table *routes.Table) map[string]router.Factory {
 		return map[string]router.Factory{config.KindWorkflow: workflow.New(resolve, table, cfg.Server.Limits.MaxJSONDepth)}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/restgate/gateway/upstreams/workflow/restvar"
 )
 
 // taskAction runs POST /runtime/tasks/{id}: claim, unclaim, delegate,
@@ -42,7 +44,7 @@ func (e *engine) taskAction(w http.ResponseWriter, r *http.Request) {
 			}
 			switch req.Action {
 			case "complete":
-				return completeTask(tx, t, req.Variables, now)
+				return completeTask(tx, e.conv, t, req.Variables, now)
 			case "delegate":
 				return delegateTask(tx, t, req.Assignee)
 			case "resolve":
@@ -130,8 +132,8 @@ func resolveTask(tx *sql.Tx, t taskRow) error {
 
 // completeTask ends t, stores the variables on its instance and follows the
 // loan process: a SaveForLater task for the same holder, or the end.
-func completeTask(tx *sql.Tx, t taskRow, vars []variableJSON, now int64) error {
-	if err := setVariables(tx, t.instanceID, vars); err != nil {
+func completeTask(tx *sql.Tx, conv restvar.Converters, t taskRow, vars []variableJSON, now int64) error {
+	if err := setVariables(tx, conv, t.instanceID, vars); err != nil {
 		return err
 	}
 	var raw sql.NullString

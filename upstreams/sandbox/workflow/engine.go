@@ -4,6 +4,7 @@
 package workflow
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -11,11 +12,13 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/restgate/gateway/upstreams/workflow/restvar"
 )
 
 // New returns the reference workflow engine (UPSTREAMS.md B2): the
 // subset of the Flowable REST API the gateway uses, served from the root
-// (/identity/users/{id}, /repository/process-definitions,
+// (/management/engine, /identity/users/{id}, /repository/process-definitions,
 // /runtime/process-instances, /runtime/tasks[/{id}],
 // /history/historic-task-instances), in the engine's shapes, list envelope
 // and error bodies. It creates its wf_ tables on db when they are missing
@@ -40,15 +43,24 @@ type Options struct {
 	// A test holds claims there to make them race as they do on a busy
 	// engine; it must return for the claim to go on.
 	AfterClaimRead func(taskID string)
+	// Version makes the engine one of that version (restvar.ParseVersion):
+	// GET /management/engine answers it, and the variable types and date
+	// syntax are that version's. Default restvar.CurrentRelease.
+	Version string
 }
 
 // NewWithOptions is New with opts.
 func NewWithOptions(db *sql.DB, opts Options) (http.Handler, error) {
+	version, err := restvar.ParseVersion(cmp.Or(opts.Version, restvar.CurrentRelease))
+	if err != nil {
+		return nil, fmt.Errorf("workflow: %w", err)
+	}
 	if err := ensureSchema(context.Background(), db); err != nil {
 		return nil, err
 	}
-	e := &engine{db: db, now: time.Now, opts: opts}
+	e := &engine{db: db, now: time.Now, opts: opts, conv: restvar.For(version)}
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /management/engine", e.getEngine)
 	mux.HandleFunc("GET /identity/users/{id}", e.getUser)
 	mux.HandleFunc("GET /repository/process-definitions", e.listDefinitions)
 	mux.HandleFunc("POST /runtime/process-instances", e.startInstance)
@@ -65,6 +77,16 @@ type engine struct {
 	db   *sql.DB
 	now  func() time.Time
 	opts Options
+	// conv are the variable types and date syntax of the engine's version.
+	conv restvar.Converters
+}
+
+// getEngine answers GET /management/engine as ProcessEngineResource does
+// in a Spring Boot REST app, where ProcessEngines holds no EngineInfo: the
+// engine's name, and resourceUrl and exception null.
+func (e *engine) getEngine(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"name": "default", "resourceUrl": nil, "exception": nil,
+		"version": e.conv.Version().String()})
 }
 
 // maxBody bounds a request body: a start or a completion with its

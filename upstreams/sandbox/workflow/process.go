@@ -199,7 +199,7 @@ func (e *engine) startInstance(w http.ResponseWriter, r *http.Request) {
 			VALUES (?, ?, ?, ?, ?, ?)`, instanceID, out.ProcessDefinitionID, req.BusinessKey, executionID, startUser, now); err != nil {
 			return fmt.Errorf("workflow: creating instance: %w", err)
 		}
-		if err := setVariables(tx, instanceID, req.Variables); err != nil {
+		if err := setVariables(tx, e.conv, instanceID, req.Variables); err != nil {
 			return err
 		}
 		if _, err := createTask(tx, instanceID, executionID, out.ProcessDefinitionID, startTask, "", now); err != nil {

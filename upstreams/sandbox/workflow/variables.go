@@ -45,7 +45,7 @@ const serializable = "serializable"
 // Boolean, or a LinkedHashMap / ArrayList, which only the serializable type
 // can store). A failed conversion is the engine's 400, or its 500 where the
 // engine lets a Java exception through.
-func convert(v variableJSON) (stored, error) {
+func convert(conv restvar.Converters, v variableJSON) (stored, error) {
 	raw := bytes.TrimSpace(v.Value)
 	if len(raw) == 0 {
 		raw = []byte("null")
@@ -54,10 +54,10 @@ func convert(v variableJSON) (stored, error) {
 		return untyped(raw), nil
 	}
 	typ := *v.Type
+	if !conv.Has(typ) {
+		return stored{}, badRequest("Variable '%s' has unsupported type: '%s'.", v.Name, typ)
+	}
 	if string(raw) == "null" {
-		if !known(typ) {
-			return stored{}, badRequest("Variable '%s' has unsupported type: '%s'.", v.Name, typ)
-		}
 		return stored{value: "null"}, nil
 	}
 	num, isNum := number(raw)
@@ -108,7 +108,7 @@ func convert(v variableJSON) (stored, error) {
 		if !isStr {
 			return stored{}, badRequest("Converter can only convert string to %s", typ)
 		}
-		parse := restvar.ParseDate
+		parse := conv.ParseDate
 		if typ == restvar.Instant {
 			parse = restvar.ParseInstant
 		}
@@ -289,15 +289,6 @@ func localDateTimeString(t time.Time) string {
 	return out + instant[len("2006-01-02T15:04"):len(instant)-1]
 }
 
-func known(typ string) bool {
-	for _, t := range restvar.Types() {
-		if t == typ {
-			return true
-		}
-	}
-	return false
-}
-
 func text(raw []byte) (string, bool) {
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", false
@@ -320,13 +311,14 @@ type restVariableJSON struct {
 	Scope    string          `json:"scope"`
 }
 
-// setVariables stores process variables, replacing ones of the same name.
-func setVariables(tx *sql.Tx, instanceID int64, vars []variableJSON) error {
+// setVariables stores process variables, replacing ones of the same name,
+// converted as conv does.
+func setVariables(tx *sql.Tx, conv restvar.Converters, instanceID int64, vars []variableJSON) error {
 	for _, v := range vars {
 		if v.Name == "" {
 			return badRequest("Variable name is required")
 		}
-		s, err := convert(v)
+		s, err := convert(conv, v)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,12 @@
 // serialised Java map), which loses what the caller meant; the gateway
 // therefore always sends a type (Infer) and checks a given one before the
 // engine sees it (Check).
+//
+// Which types an engine converts depends on its version (Version): 6.0 to
+// 6.3 convert only string, integer, long, short, double, boolean and date,
+// and an engine answers any other type 400 "Variable 'x' has unsupported
+// type: 'y'.". Converters are one version's types, and type and check a
+// variable for it.
 package restvar
 
 import (
@@ -42,7 +48,8 @@ const (
 	UUID          = "uuid"
 )
 
-// Types lists the types Check accepts, in the engine's converter order.
+// Types lists the types Check accepts, those of the current engine, in the
+// engine's converter order.
 func Types() []string {
 	return []string{String, Integer, Long, Short, Double, BigDecimal, BigInteger, Boolean,
 		Date, Instant, LocalDate, LocalDateTime, JSON, UUID}
@@ -53,12 +60,17 @@ func Types() []string {
 var ErrUnknownType = errors.New("unknown variable type")
 
 // Check validates raw, one JSON value, as a value of typ and returns the
-// value to send. A null is valid for every type (the engine stores a null
+// value to send to the current engine (CurrentRelease; Converters.Check
+// for another). A null is valid for every type (the engine stores a null
 // variable). Numbers keep their text; a bigDecimal or bigInteger is sent as
 // a JSON string of its digits, because the engine's converter reads the
 // value's text and a JSON number would reach it through a double. The error
 // says what a value of typ looks like.
 func Check(typ string, raw json.RawMessage) (json.RawMessage, error) {
+	return check(typ, raw)
+}
+
+func check(typ string, raw json.RawMessage) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		if !known(typ) {
@@ -120,8 +132,9 @@ func Check(typ string, raw json.RawMessage) (json.RawMessage, error) {
 	return nil, unknownType(typ)
 }
 
-// Infer returns the type the gateway gives a value sent without one, and
-// the value to send (as Check would return it):
+// Infer returns the type the gateway gives a value sent without one when
+// the engine is the current one (CurrentRelease; Converters.Infer for
+// another), and the value to send (as Check would return it):
 //
 //	a string                                       string (never date: a date is asked for by type)
 //	true, false                                    boolean
@@ -133,6 +146,10 @@ func Check(typ string, raw json.RawMessage) (json.RawMessage, error) {
 //
 // raw must be one valid JSON value.
 func Infer(raw json.RawMessage) (typ string, value json.RawMessage) {
+	return infer(raw)
+}
+
+func infer(raw json.RawMessage) (typ string, value json.RawMessage) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", json.RawMessage("null")

@@ -16,6 +16,10 @@ var (
 	// instant: Instant.parse, ISO_INSTANT: seconds required, 0 to 9
 	// fraction digits, Z or an offset.
 	instant = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$`)
+	// date before 8.0.0: Jackson's ISO8601Utils.parse (ISO8601DateFormat),
+	// in its extended form: yyyy-MM-dd['T'HH:mm[:ss[.f...]]offset], the
+	// offset Z, +HH:mm or +HHmm, required with a time.
+	isoDate = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2}))?$`)
 	// localDate: LocalDate.parse, ISO_LOCAL_DATE.
 	localDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	// localDateTime: LocalDateTime.parse, ISO_LOCAL_DATE_TIME: seconds and
@@ -41,6 +45,31 @@ func ParseDate(s string) (time.Time, error) {
 }
 
 var errDate = errors.New("must be a date like 2013-04-17T10:17:43.902Z (yyyy-MM-dd, optionally 'T'HH:mm[:ss[.SSS]] and an offset Z or +HH:mm) for type date")
+
+// ParseISODate reads a value of type date as engines before 8.0.0 do
+// (Jackson's ISO8601DateFormat): 2013-04-17, or a time with an offset,
+// 2013-04-17T10:17Z, 2013-04-17T10:17:43.9+0200, ... (any number of
+// fraction digits, the first three read). A date alone is midnight in the
+// engine JVM's time zone, which the gateway cannot know; it is returned
+// as midnight UTC.
+func ParseISODate(s string) (time.Time, error) {
+	m := isoDate.FindStringSubmatch(s)
+	if m == nil {
+		return time.Time{}, errISODate
+	}
+	frac := (m[4] + "000")[:3]
+	zone := m[5]
+	if len(zone) == 5 { // +HHmm
+		zone = zone[:3] + ":" + zone[3:]
+	}
+	t, err := time.Parse("2006-01-02T15:04:05.000Z07:00", m[1]+"T"+or(m[2], "00:00")+":"+or(m[3], "00")+"."+frac+or(zone, "Z"))
+	if err != nil {
+		return time.Time{}, errISODate
+	}
+	return t, nil
+}
+
+var errISODate = errors.New("must be a date like 2013-04-17 or 2013-04-17T10:17:43.902Z (yyyy-MM-dd, or with 'T'HH:mm[:ss[.SSS]] and an offset Z, +HH:mm or +HHmm) for type date")
 
 // ParseInstant reads a value of type instant (2013-04-17T10:17:43.902Z).
 func ParseInstant(s string) (time.Time, error) {

@@ -2,6 +2,10 @@
 // that walk it: the workflow adapter's tests, against the reference engine
 // directly, and the gateway's workflow route tests, through the gateway's
 // public routes. Each supplies a Desk; LoanStory does the rest.
+//
+// It also serves fake engines of several Flowable releases (Engine,
+// Generation), each written from that release's source, for the tests of
+// how the adapter and the gateway type variables per engine version.
 package workflowtest
 
 import (
