@@ -4,8 +4,8 @@
 # timestamps, the backend reasons' sanitiser), of the query checks of
 # gateway/contract, of the call log (its disk queue's recovery from
 # damaged files, its record and answer decoders, redaction) and of the
-# JSON rewrite (whose member loop is in assembly on amd64) for a bounded
-# time each,
+# JSON rewrite (whose member loop is in assembly on amd64; .ci/purego.sh
+# fuzzes its Go loop) for a bounded time each,
 # beyond the seed corpora that `go test ./...` already runs. FUZZTIME sets
 # the time per target (default 20s); a failing input is written under the
 # package's testdata/fuzz and fails the run.

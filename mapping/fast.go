@@ -21,7 +21,9 @@ import (
 // error.
 //
 // A key other than the remembered one is learnt (learnKey) when it is
-// plain and compact, so the first record takes this path too.
+// plain, compact and at most maxWordKey bytes long, so the first record
+// takes this path too; a longer key is left to the general path, as the
+// assembly loop leaves it.
 //
 // It has no calls on its common path and was written with few live values,
 // though the compiler still keeps some of them on the stack: this loop is
@@ -208,16 +210,21 @@ func (r *rewriter) outputStop() int {
 }
 
 // learnKey decides the key at pos and remembers it in s when it is plain
-// (no escapes, ASCII) and a colon follows at once, and returns its length
-// with the quotes; otherwise, or when the key is refused, it returns 0 and
-// the general path takes the member (and reports the error, if any).
+// (no escapes, ASCII), at most maxWordKey bytes long with its quotes, and
+// a colon follows at once, and returns its length with the quotes;
+// otherwise, or when the key is refused, it returns 0 and the general path
+// takes the member (and reports the error, if any). The bound is the
+// member loops' contract: both compare keys as words only up to
+// maxWordKey, and the margin they check before a member (maxWordKey+16
+// bytes of src) covers the key, its colon and the value's first bytes
+// only for such keys.
 func (r *rewriter) learnKey(s *keySlot, pos int, record bool) int {
 	src := r.src
 	if src[pos] != '"' {
 		return 0
 	}
 	e := skipPlain(src, pos+1)
-	if e+1 >= len(src) || src[e] != '"' || src[e+1] != ':' {
+	if e+1 >= len(src) || src[e] != '"' || src[e+1] != ':' || e+1-pos > maxWordKey {
 		return 0
 	}
 	info, err := r.decide(src[pos+1:e], false, record)

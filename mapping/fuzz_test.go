@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -24,6 +25,15 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		`[{"id":1,"totalAssets":2}]`, ` { "attributes" : { "type" : "Account" } } `,
 	} {
 		seeds = append(seeds, []byte(s))
+	}
+	// Records cut short after a key the member loops do not remember, of
+	// lengths around maxWordKey and the loops' margin (maxWordKey+16), at
+	// its colon or in the value's first bytes: the loops must leave them
+	// to the general path, not read past the input.
+	for _, n := range []int{maxWordKey - 3, maxWordKey - 2, maxWordKey - 1, maxWordKey + 13, maxWordKey + 14, maxWordKey + 15, 60} {
+		for _, tail := range []string{`":`, `":"`, `":1`, `":n`, `"`} {
+			seeds = append(seeds, []byte(`[{"a":1,"`+strings.Repeat("b", n)+tail))
+		}
 	}
 	return seeds
 }

@@ -46,9 +46,9 @@ func (r *rewriter) fastMembers(src []byte, pos int, dst []byte, slots []keySlot,
 		case memberStop:
 			return i, pos, dst, false
 		}
-		// The loop leaves keys longer than it compares to the general
-		// path, as it does every key that is not plain.
-		if n := r.learnKey(&slots[i], pos, record); n == 0 || n > maxWordKey {
+		// learnKey refuses keys longer than the loop compares, as it does
+		// every key that is not plain: the general path takes them.
+		if r.learnKey(&slots[i], pos, record) == 0 {
 			return i, pos, dst, false
 		}
 	}

@@ -31,12 +31,15 @@ var (
 )
 
 // variedRecords returns a compact array of n records whose members, record
-// after record under the same keys (of 1 to 30 bytes, one escaped), hold
+// after record under the same keys (of 1 to 48 bytes, one escaped; the
+// longest past the member loops' margin, so a cut after it leaves less
+// input than the key and its colon need), hold
 // the valid values in turn; when bad is not empty, member m of record 5
 // holds it instead.
 func variedRecords(n int, bad string, m int) string {
 	keys := []string{`"Id"`, `"Name"`, `"n"`, `"Total_Assets__c"`, `"Description"`, `"a_key_of_exactly_24_by"`,
-		`"a_key_longer_than_the_words"`, `"Na\u006de"`, `"SicDesc"`, `"Website"`}
+		`"a_key_longer_than_the_words"`, `"Na\u006de"`, `"SicDesc"`, `"Website"`,
+		`"a_key_longer_than_the_margin_of_the_member_loop"`}
 	var b strings.Builder
 	b.WriteByte('[')
 	for i := range n {
@@ -69,7 +72,7 @@ func TestMemberLoopsOnVariedRecords(t *testing.T) {
 		docs = append(docs, []byte(doc[:cut]))
 	}
 	for i, bad := range invalidValues {
-		for m := range 10 {
+		for m := range 11 {
 			docs = append(docs, []byte(variedRecords(8, bad, i+m)))
 		}
 	}

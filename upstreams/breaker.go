@@ -66,13 +66,15 @@ var errFlowControl = errors.New("flow control answer waited out by the caller")
 // abandoned (a burst of impatient clients says nothing about the backend),
 // 5xx answers the caller explained (WithFailureCheck), an attempt refused
 // for an ended session, renewed and sent again, and the flow control of a
-// backend whose caller paces itself (WithOwnFlowControl).
+// backend whose caller paces itself (WithOwnFlowControl), and a call that
+// ran out of time waiting for an access token (ErrTokenTimeout): the token
+// endpoint was slow, the backend was not called.
 func isExcluded(err error) bool {
 	if err == errStaleToken || err == errExplained || err == errFlowControl {
 		return true
 	}
 	ue := AsError(err)
-	return ue != nil && ue.Kind == KindCanceled
+	return ue != nil && (ue.Kind == KindCanceled || ue.Err == ErrTokenTimeout)
 }
 
 // allow admits one attempt. The returned done must be called exactly once

@@ -142,12 +142,6 @@ func (c *Client) Close() { c.transport.CloseIdleConnections() }
 func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	k := &call{c: c, parent: req.Context(), start: time.Now()}
 	k.state = CallStateFrom(k.parent)
-	if !c.limit.acquire(k.parent) {
-		closeRequestBody(req)
-		k.report(KindBulkheadFull.String(), k.elapsed())
-		return nil, &Error{Upstream: c.name, Kind: KindBulkheadFull}
-	}
-	k.slot = time.Now()
 	var opts CallOptions
 	if k.state != nil {
 		opts = k.state.Options
@@ -156,6 +150,15 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	if timeout <= 0 {
 		timeout = c.s.Timeout
 	}
+	// The wait for a slot is part of the call: it ends at the call's
+	// deadline too, or a call would leave the queue with no time left
+	// and fail as the backend's timeout.
+	if !c.limit.acquire(k.parent, k.start.Add(timeout)) {
+		closeRequestBody(req)
+		k.report(KindBulkheadFull.String(), k.elapsed())
+		return nil, &Error{Upstream: c.name, Kind: KindBulkheadFull}
+	}
+	k.slot = time.Now()
 	k.bound(timeout)
 	c.retry.onCall()
 
@@ -202,6 +205,9 @@ type call struct {
 	start time.Time
 	// slot is when the call got its concurrency slot.
 	slot time.Time
+	// sent is set once an attempt goes to the backend: the concurrency
+	// limit measures only calls that reached it.
+	sent bool
 	// body is the answer's Body, kept here so that a call is one
 	// allocation.
 	body body
@@ -215,7 +221,7 @@ type call struct {
 // timer context: with one that can, a call sets and stops no timer.
 func (k *call) bound(timeout time.Duration) {
 	if k.c.bounded == nil {
-		k.ctx, k.cancel = context.WithTimeout(k.parent, timeout)
+		k.ctx, k.cancel = context.WithDeadline(k.parent, k.start.Add(timeout))
 		k.deadline, _ = k.ctx.Deadline()
 		return
 	}
@@ -283,7 +289,7 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		var tok *accessToken
 		if c.tokens != nil {
 			var terr *Error
-			if tok, terr = c.tokens.token(k.parent); terr != nil {
+			if tok, terr = c.tokens.token(k.parent, k.deadline); terr != nil {
 				endAttempt(span, 0, terr)
 				closeRequestBody(out)
 				done(terr)
@@ -296,6 +302,7 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		if c.attempts != nil {
 			sent = time.Now()
 		}
+		k.sent = true
 		resp, err := k.roundTrip(out)
 		switch {
 		case err != nil:
@@ -435,7 +442,13 @@ func (k *call) release(err *Error) time.Duration {
 	} else {
 		k.ended.Store(true)
 	}
-	k.c.limit.release(time.Since(k.slot), err != nil && err.Kind == KindTimeout)
+	if k.sent {
+		k.c.limit.release(time.Since(k.slot), err != nil && err.Kind == KindTimeout)
+	} else {
+		// Refused by the breaker, or no access token: nothing says how
+		// the backend is doing.
+		k.c.limit.free()
+	}
 	return k.elapsed()
 }
 

@@ -103,9 +103,11 @@ func newLimiter(name string, c ConcurrencySettings, maxInFlight int, obs Observe
 	return l
 }
 
-// acquire takes a slot, waiting in the queue while the limit is reached.
-// A true result must be paired with exactly one release.
-func (l *limiter) acquire(ctx context.Context) bool {
+// acquire takes a slot, waiting in the queue while the limit is reached,
+// for at most the queue timeout and until ctx ends or deadline (the
+// call's; zero for none) passes. A true result must be paired with
+// exactly one release or free.
+func (l *limiter) acquire(ctx context.Context, deadline time.Time) bool {
 	l.mu.Lock()
 	if l.inFlight < l.slots && len(l.waiters) == 0 {
 		l.take()
@@ -123,6 +125,9 @@ func (l *limiter) acquire(ctx context.Context) bool {
 	wait := l.wait
 	if d, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(d))
+	}
+	if !deadline.IsZero() {
+		wait = min(wait, time.Until(deadline))
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -175,6 +180,15 @@ func (l *limiter) release(d time.Duration, dropped bool) {
 	if l.adaptive {
 		l.sample(d, dropped, time.Now())
 	}
+	l.handOff()
+	l.mu.Unlock()
+}
+
+// free frees a slot without recording the call: one that never reached
+// the backend.
+func (l *limiter) free() {
+	l.mu.Lock()
+	l.inFlight--
 	l.handOff()
 	l.mu.Unlock()
 }

@@ -81,11 +81,11 @@ func TestLimiterStaticWithoutQueue(t *testing.T) {
 	t.Parallel()
 	l := staticLimiter(2, 0, time.Hour)
 	ctx := context.Background()
-	assert.True(t, l.acquire(ctx))
-	assert.True(t, l.acquire(ctx))
-	assert.False(t, l.acquire(ctx), "no queue: refused at once")
+	assert.True(t, l.acquire(ctx, time.Time{}))
+	assert.True(t, l.acquire(ctx, time.Time{}))
+	assert.False(t, l.acquire(ctx, time.Time{}), "no queue: refused at once")
 	l.release(time.Millisecond, false)
-	assert.True(t, l.acquire(ctx))
+	assert.True(t, l.acquire(ctx, time.Time{}))
 	assert.Equal(t, 2, l.inFlightNow())
 }
 
@@ -95,11 +95,11 @@ func TestLimiterQueueHandsSlotsInOrder(t *testing.T) {
 	t.Parallel()
 	l := staticLimiter(1, 8, time.Hour)
 	ctx := context.Background()
-	require.True(t, l.acquire(ctx))
+	require.True(t, l.acquire(ctx, time.Time{}))
 	order := make(chan int, 3)
 	for i := range 3 {
 		go func() {
-			if l.acquire(ctx) {
+			if l.acquire(ctx, time.Time{}) {
 				order <- i
 			}
 		}()
@@ -120,11 +120,11 @@ func TestLimiterQueueBounds(t *testing.T) {
 		t.Parallel()
 		l := staticLimiter(1, 1, time.Hour)
 		ctx, cancel := context.WithCancel(context.Background())
-		require.True(t, l.acquire(ctx))
+		require.True(t, l.acquire(ctx, time.Time{}))
 		waited := make(chan bool)
-		go func() { waited <- l.acquire(ctx) }()
+		go func() { waited <- l.acquire(ctx, time.Time{}) }()
 		require.Eventually(t, func() bool { _, _, w := l.current(); return w == 1 }, 5*time.Second, time.Millisecond)
-		assert.False(t, l.acquire(ctx), "the one place in the queue is taken")
+		assert.False(t, l.acquire(ctx, time.Time{}), "the one place in the queue is taken")
 		cancel()
 		assert.False(t, <-waited, "a waiter whose context ends gives up")
 		_, inFlight, waiting := l.current()
@@ -133,18 +133,18 @@ func TestLimiterQueueBounds(t *testing.T) {
 	t.Run("wait bounded by the queue timeout", func(t *testing.T) {
 		t.Parallel()
 		l := staticLimiter(1, 4, time.Millisecond)
-		require.True(t, l.acquire(context.Background()))
-		assert.False(t, l.acquire(context.Background()))
+		require.True(t, l.acquire(context.Background(), time.Time{}))
+		assert.False(t, l.acquire(context.Background(), time.Time{}))
 		_, inFlight, waiting := l.current()
 		assert.Equal(t, []int{1, 0}, []int{inFlight, waiting})
 	})
 	t.Run("wait bounded by the deadline", func(t *testing.T) {
 		t.Parallel()
 		l := staticLimiter(1, 4, time.Hour)
-		require.True(t, l.acquire(context.Background()))
+		require.True(t, l.acquire(context.Background(), time.Time{}))
 		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 		defer cancel()
-		assert.False(t, l.acquire(ctx))
+		assert.False(t, l.acquire(ctx, time.Time{}))
 	})
 }
 
@@ -157,7 +157,7 @@ func TestLimiterNoSlotLost(t *testing.T) {
 	for range 32 {
 		wg.Go(func() {
 			for range 200 {
-				if l.acquire(context.Background()) {
+				if l.acquire(context.Background(), time.Time{}) {
 					l.release(time.Microsecond, false)
 				}
 			}
@@ -285,7 +285,7 @@ func BenchmarkLimiter(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if l.acquire(ctx) {
+			if l.acquire(ctx, time.Time{}) {
 				l.release(time.Millisecond, false)
 			}
 		}

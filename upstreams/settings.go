@@ -111,8 +111,9 @@ type ConcurrencySettings struct {
 	// Queue is how many calls may wait for a slot; -1 means none (a call
 	// past the limit fails at once, as a plain bulkhead). Default 4096.
 	Queue int `yaml:"queue"`
-	// QueueTimeout is the longest a call waits for a slot (less when its
-	// request's deadline is nearer). Default the upstream's timeout: a
+	// QueueTimeout is the longest a call waits for a slot (less when the
+	// call's deadline, by its route's timeout or its request's, is nearer:
+	// the wait is part of the call). Default the upstream's timeout: a
 	// caller waits no longer than the call itself could take, and a machine
 	// short of CPU, which slows every answer, does not turn the wait into
 	// refusals.

@@ -75,10 +75,17 @@ type accessToken struct {
 // tokenFlight is one request to the token endpoint; tok or err is set
 // when done is closed.
 type tokenFlight struct {
-	done chan struct{}
-	tok  *accessToken
-	err  error
+	done    chan struct{}
+	started time.Time
+	tok     *accessToken
+	err     error
 }
+
+// ErrTokenTimeout is the Err of the KindTimeout *Error of a call that
+// reached its deadline waiting for an OAuth access token: the token
+// endpoint was slow, not the backend, which was not called. The breaker
+// does not count such a call, nor does the concurrency limit measure it.
+var ErrTokenTimeout = errors.New("no access token within the call's timeout (the backend was not called)")
 
 // NewTokens builds the token source of o, the OAuth settings of upstream
 // name (for messages), with the transport settings s (connect and answer
@@ -150,10 +157,13 @@ func isRSAKey(key []byte) bool {
 }
 
 // token returns the current token, fetching one when there is none (or it
-// expired). Callers that arrive while a fetch is under way wait for it; a
-// caller whose ctx ends stops waiting while the fetch goes on for the
-// others. A failed fetch is a KindCredentials *Error naming the reason.
-func (t *Tokens) token(ctx context.Context) (*accessToken, *Error) {
+// expired). Callers that arrive while a fetch is under way wait for it,
+// until ctx ends or deadline (the call's own) passes; the fetch goes on for
+// the others, bounded by the upstream's timeout. A failed fetch is a
+// KindCredentials *Error naming the reason; a wait that reached deadline,
+// or ctx's, a KindTimeout *Error wrapping ErrTokenTimeout that says how
+// long the token endpoint has been asked.
+func (t *Tokens) token(ctx context.Context, deadline time.Time) (*accessToken, *Error) {
 	t.mu.Lock()
 	if c := t.cur; c != nil && (c.expiry.IsZero() || t.now().Before(c.expiry.Add(-expiryMargin))) {
 		t.mu.Unlock()
@@ -161,11 +171,19 @@ func (t *Tokens) token(ctx context.Context) (*accessToken, *Error) {
 	}
 	f := t.flight
 	if f == nil {
-		f = &tokenFlight{done: make(chan struct{})}
+		f = &tokenFlight{done: make(chan struct{}), started: time.Now()}
 		t.flight = f
 		go t.run(context.WithoutCancel(ctx), f)
 	}
 	t.mu.Unlock()
+	// The call's deadline is not always ctx's: a transport that enforces
+	// it itself leaves ctx without one.
+	var expired <-chan time.Time
+	if !deadline.IsZero() {
+		timer := time.NewTimer(time.Until(deadline))
+		defer timer.Stop()
+		expired = timer.C
+	}
 	select {
 	case <-f.done:
 		if f.err != nil {
@@ -174,12 +192,13 @@ func (t *Tokens) token(ctx context.Context) (*accessToken, *Error) {
 		}
 		return f.tok, nil
 	case <-ctx.Done():
-		kind := KindTimeout
 		if errors.Is(ctx.Err(), context.Canceled) {
-			kind = KindCanceled
+			return nil, &Error{Upstream: t.name, Kind: KindCanceled, Err: ctx.Err()}
 		}
-		return nil, &Error{Upstream: t.name, Kind: kind, Err: ctx.Err()}
+	case <-expired:
 	}
+	return nil, &Error{Upstream: t.name, Kind: KindTimeout, Err: ErrTokenTimeout,
+		Message: fmt.Sprintf("the token endpoint has not answered after %v", time.Since(f.started).Round(time.Millisecond))}
 }
 
 // run makes one request to the token endpoint for flight f.

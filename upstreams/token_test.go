@@ -163,7 +163,12 @@ func (o *fakeOrg) oauth(t *testing.T, flow string) OAuthSettings {
 
 func newTokenClient(t *testing.T, url string, o OAuthSettings) (*Client, *recorder) {
 	t.Helper()
-	s := testSettings(url)
+	return newTokenClientWith(t, testSettings(url), o)
+}
+
+// newTokenClientWith is newTokenClient with settings s.
+func newTokenClientWith(t *testing.T, s Settings, o OAuthSettings) (*Client, *recorder) {
+	t.Helper()
 	s.Auth.OAuth = o
 	tokens, err := NewTokens("test", o, s)
 	require.NoError(t, err)

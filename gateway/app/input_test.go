@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -122,4 +123,27 @@ func clientMessage(env map[string]any) string {
 	rc, _ := env["responseCode"].(map[string]any)
 	msg, _ := rc["formattedClientMessage"].(string)
 	return msg
+}
+
+// A record cut short after a key longer than the member loops compare is
+// a 400 naming the problem on every route that reads a JSON body, in every
+// build: the Go member loop (arm64, -tags purego) once read past the
+// body's end there, and Recover answered 500 REST_DISPATCHER_FAILED. CI
+// runs this test under -tags purego too (.ci/purego.sh).
+func TestTruncatedBodyWithALongKeyIsRefused(t *testing.T) {
+	t.Parallel()
+	h, b := inputHarness(t)
+	long := `[{"a":1,"` + strings.Repeat("b", 37)
+	for _, route := range []struct{ method, path string }{
+		{"POST", "/v2/messages"}, {"GET", "/v2/settings/model/Account"}, {"PUT", "/v2/accounts"},
+	} {
+		for _, body := range []string{long + `":`, long + `":"`, long + `":1`, long + strings.Repeat("b", 30) + `":`} {
+			t.Run(route.path+" "+body[len(body)-3:], func(t *testing.T) {
+				rec, env := h.do(t, route.method, route.path, body, nil)
+				assert.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+				assert.Equal(t, "JSON_SERIALIZATION_FAILED", responseID(env))
+			})
+		}
+	}
+	assert.Empty(t, b.sent(), "nothing reached a backend")
 }

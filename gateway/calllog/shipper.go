@@ -180,9 +180,9 @@ func (s *Shipper) openDisk() error {
 	if rec.Corrupt > 0 {
 		s.metrics.Dropped(DropCorrupt, rec.Corrupt)
 	}
-	if rec.Records > 0 || rec.TornBytes > 0 || rec.Corrupt > 0 {
+	if rec.Records > 0 || rec.TornBytes > 0 || rec.Corrupt > 0 || rec.Repaired > 0 {
 		s.logger.Info("call log disk queue holds entries from before", "dir", d.Dir, "entries", rec.Records,
-			"torn_bytes", rec.TornBytes, "corrupt", rec.Corrupt)
+			"torn_bytes", rec.TornBytes, "corrupt", rec.Corrupt, "repaired_segments", rec.Repaired)
 	}
 	s.metrics.DiskQueue(q.Len(), q.Bytes())
 	s.metrics.QueueDepth(q.Len())

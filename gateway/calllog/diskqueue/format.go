@@ -16,7 +16,9 @@ import (
 // the length so that zeros (what a file system may leave in blocks a crash
 // did not write) are no record: the CRC-32C of an empty payload alone is
 // 0. A record is only ever appended, so a crash can leave at most a torn
-// last record, which Open cuts off.
+// last record, which Open cuts off. Other damage (zeros a power loss left
+// in blocks never written, a bad block) Open cuts out of its segment,
+// finding the next record after it by its length and checksum (scan.go).
 //
 // The cursor file holds the position everything before which was
 // acknowledged: cursorMagic, the segment number and the offset (8 bytes

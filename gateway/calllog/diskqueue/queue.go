@@ -57,17 +57,23 @@ type Options struct {
 	SyncInterval time.Duration
 }
 
-// Recovery tells what Open found.
+// Recovery tells what Open found. Open leaves every segment holding only
+// valid records, so what it counts is not found again at the next Open.
 type Recovery struct {
-	// Records is how many records wait from before.
+	// Records is how many records wait from before: exactly those Read
+	// will hand out.
 	Records int
-	// TornBytes is how much was cut off the end: a record the process was
-	// writing when it stopped.
+	// TornBytes is how much was cut off the end of the last segment: a
+	// record the process was writing when it stopped, or what a power
+	// loss left unwritten (zeros) with SyncNever or SyncInterval.
 	TornBytes int64
-	// Corrupt counts unreadable places (a bad checksum or header): the
-	// rest of that segment was skipped. How many records that lost is
-	// unknown, one at least.
+	// Corrupt counts unreadable places (a bad length or checksum) after
+	// the cursor, taken out of their segments; the records around them
+	// are kept. Each lost one record at least; how many is unknown.
 	Corrupt int
+	// Repaired counts the segments rewritten: a bad header (which alone
+	// loses no record), or corrupt places with records after them.
+	Repaired int
 }
 
 // Batch is a run of records handed out by Read. Ack it once they are
@@ -85,7 +91,7 @@ var ErrClosed = errors.New("diskqueue: closed")
 
 type segment struct {
 	id    uint64
-	end   int64 // bytes that hold valid records (the file size for the written one)
+	end   int64 // bytes that hold valid records: the file's size
 	count int   // records from where reading starts in it to end
 }
 

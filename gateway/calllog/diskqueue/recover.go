@@ -1,10 +1,8 @@
 package diskqueue
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,8 +10,9 @@ import (
 	"strings"
 )
 
-// recover finds the segments, the cursor and the records after it; it cuts
-// a torn end off the last segment and skips what cannot be read.
+// recover finds the segments, the cursor and the records after it, and
+// leaves every segment holding only valid records: it cuts a torn end off
+// the last one and takes out what cannot be read (recoverSegment).
 func (q *Queue) recover() (Recovery, error) {
 	var rec Recovery
 	ids, err := q.listSegments()
@@ -39,43 +38,31 @@ func (q *Queue) recover() (Recovery, error) {
 	default:
 		commit = pos{seg: ids[0], off: headerSize}
 	}
+	// A cursor inside the header, which an earlier release could write
+	// after a damaged segment, means the segment's first record.
+	commit.off = max(commit.off, headerSize)
 	for len(ids) > 0 && ids[0] < commit.seg {
 		_ = os.Remove(filepath.Join(q.dir, segmentName(ids[0])))
 		ids = ids[1:]
 	}
+	cursor, err := os.OpenFile(filepath.Join(q.dir, "cursor"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return rec, fmt.Errorf("diskqueue: %w", err)
+	}
+	q.cursor = cursor
 	for i, id := range ids {
-		last := i == len(ids)-1
 		from := headerSize
 		if id == commit.seg {
 			from = commit.off
 		}
-		seg, size, err := q.scanSegment(id, from)
+		seg, start, err := q.recoverSegment(id, from, i == len(ids)-1, id == commit.seg, &rec)
 		if err != nil {
 			return rec, err
 		}
-		if seg.end < from {
-			// The cursor pointed past what the segment holds.
-			commit.off = seg.end
-		}
-		if seg.end < headerSize {
-			// A bad header: nothing in it can be read.
-			rec.Corrupt++
-			if last {
-				if err := os.WriteFile(filepath.Join(q.dir, segmentName(id)), []byte(segmentMagic), 0o600); err != nil {
-					return rec, fmt.Errorf("diskqueue: %w", err)
-				}
-				seg.end, size = headerSize, headerSize
-			}
-		}
-		if seg.end < size {
-			if last {
-				if err := os.Truncate(filepath.Join(q.dir, segmentName(id)), seg.end); err != nil {
-					return rec, fmt.Errorf("diskqueue: %w", err)
-				}
-				rec.TornBytes += size - seg.end
-			} else {
-				rec.Corrupt++
-			}
+		if id == commit.seg {
+			// Only the cursor's own segment moves it: where reading
+			// starts in any other says nothing of the cursor.
+			commit.off = start
 		}
 		rec.Records += seg.count
 		q.segs = append(q.segs, seg)
@@ -100,16 +87,8 @@ func (q *Queue) recover() (Recovery, error) {
 	if commit.seg < q.segs[0].id {
 		commit = pos{seg: q.segs[0].id, off: headerSize}
 	}
-	cursor, err := os.OpenFile(filepath.Join(q.dir, "cursor"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return rec, fmt.Errorf("diskqueue: %w", err)
-	}
-	q.cursor = cursor
-	if _, err := cursor.WriteAt(encodeCursor(commit), 0); err != nil {
-		return rec, fmt.Errorf("diskqueue: %w", err)
-	}
-	if err := cursor.Sync(); err != nil {
-		return rec, fmt.Errorf("diskqueue: %w", err)
+	if err := q.writeCursor(commit); err != nil {
+		return rec, err
 	}
 	q.commit, q.read = commit, commit
 	q.waiting, q.unacked = rec.Records, rec.Records
@@ -124,6 +103,11 @@ func (q *Queue) listSegments() ([]uint64, error) {
 	}
 	var ids []uint64
 	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), segSuffix+tmpSuffix) {
+			// A rewrite a crash interrupted: the segment is whole.
+			_ = os.Remove(filepath.Join(q.dir, e.Name()))
+			continue
+		}
 		name, ok := strings.CutSuffix(e.Name(), segSuffix)
 		if !ok || e.IsDir() {
 			continue
@@ -138,65 +122,93 @@ func (q *Queue) listSegments() ([]uint64, error) {
 	return ids, nil
 }
 
-// scanSegment counts the valid records of segment id from offset from on
-// and returns where they end and the file's size. A segment with a bad
-// header, or one cut short inside it, holds no record.
-func (q *Queue) scanSegment(id uint64, from int64) (segment, int64, error) {
-	seg := segment{id: id, end: headerSize}
-	f, err := os.Open(filepath.Join(q.dir, segmentName(id)))
+// recoverSegment makes segment id hold only valid records and returns it
+// with the offset reading starts at in it (from, unless the file is
+// shorter or was rewritten). An unreadable tail is cut off (TornBytes for
+// the last segment, which was being written; Corrupt for another); a bad
+// header alone is rewritten in place; unreadable places with records
+// after them (Corrupt, each) make a new file of the records, which
+// replaces the segment.
+func (q *Queue) recoverSegment(id uint64, from int64, last, holdsCursor bool, rec *Recovery) (segment, int64, error) {
+	sc, err := q.scanSegment(id, from)
 	if err != nil {
-		return seg, 0, fmt.Errorf("diskqueue: %w", err)
+		return segment{}, 0, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return seg, 0, fmt.Errorf("diskqueue: %w", err)
-	}
-	size := st.Size()
-	var head [headerSize]byte
-	if _, err := io.ReadFull(f, head[:]); err != nil || string(head[:]) != segmentMagic {
-		if size < headerSize {
-			// Torn while it was created: rewrite the header.
-			if err := os.WriteFile(f.Name(), []byte(segmentMagic), 0o600); err != nil {
-				return seg, 0, fmt.Errorf("diskqueue: %w", err)
-			}
-			return seg, headerSize, nil
+	name := filepath.Join(q.dir, segmentName(id))
+	if sc.size < headerSize {
+		// Torn while it was created: rewrite the header.
+		if err := os.WriteFile(name, []byte(segmentMagic), 0o600); err != nil {
+			return segment{}, 0, fmt.Errorf("diskqueue: %w", err)
 		}
-		seg.end = 0
-		return seg, size, nil
+		return segment{id: id, end: headerSize}, headerSize, nil
 	}
-	if from > size {
-		seg.end = size
-		return seg, size, nil
+	seg := segment{id: id, end: sc.end, count: sc.count()}
+	// A cursor past the file's end: what the file holds was acknowledged
+	// (a power loss kept the cursor and not the segment's last writes).
+	start := min(from, sc.size)
+	if tail := sc.size - sc.end; tail > 0 && last {
+		rec.TornBytes += tail
+	} else if tail > 0 {
+		rec.Corrupt++
 	}
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return seg, 0, fmt.Errorf("diskqueue: %w", err)
-	}
-	seg.end = from
-	br := bufio.NewReaderSize(f, 1<<20)
-	var buf []byte
-	for {
-		hdr, err := br.Peek(recordHeader)
+	if sc.holes > 0 {
+		rec.Corrupt += sc.holes
+		rec.Repaired++
+		size, err := q.copyRuns(id, sc.runs)
 		if err != nil {
-			break
+			return segment{}, 0, err
 		}
-		n := int(uint32le(hdr))
-		if n > MaxRecord {
-			break
+		if holdsCursor && start > headerSize {
+			// Durable before the new file replaces the old one: a crash in
+			// between reads the old one from its start (acknowledged
+			// records come again, none is lost).
+			if err := q.writeCursor(pos{seg: id, off: headerSize}); err != nil {
+				return segment{}, 0, err
+			}
 		}
-		total := recordHeader + n
-		if cap(buf) < total {
-			buf = make([]byte, total)
+		if err := os.Rename(name+tmpSuffix, name); err != nil {
+			return segment{}, 0, fmt.Errorf("diskqueue: %w", err)
 		}
-		buf = buf[:total]
-		if _, err := io.ReadFull(br, buf); err != nil {
-			break
-		}
-		if _, _, err := nextRecord(buf); err != nil {
-			break
-		}
-		seg.end += int64(total)
-		seg.count++
+		_ = syncDir(q.dir)
+		seg.end = size
+		return seg, headerSize, nil
 	}
-	return seg, size, nil
+	if sc.badHeader {
+		rec.Repaired++
+		if err := writeAt(name, []byte(segmentMagic), 0); err != nil {
+			return segment{}, 0, err
+		}
+	}
+	if sc.end < sc.size {
+		if err := os.Truncate(name, sc.end); err != nil {
+			return segment{}, 0, fmt.Errorf("diskqueue: %w", err)
+		}
+	}
+	return seg, start, nil
+}
+
+// writeCursor writes the cursor at p and syncs it.
+func (q *Queue) writeCursor(p pos) error {
+	if _, err := q.cursor.WriteAt(encodeCursor(p), 0); err != nil {
+		return fmt.Errorf("diskqueue: %w", err)
+	}
+	if err := q.cursor.Sync(); err != nil {
+		return fmt.Errorf("diskqueue: %w", err)
+	}
+	return nil
+}
+
+func writeAt(name string, b []byte, off int64) error {
+	f, err := os.OpenFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("diskqueue: %w", err)
+	}
+	_, err = f.WriteAt(b, off)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("diskqueue: %w", err)
+	}
+	return nil
 }

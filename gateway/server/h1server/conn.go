@@ -287,7 +287,7 @@ func (c *conn) serveRequest(ex *incoming) bool {
 		c.watch.Reset(c.srv.opts.WatchAfter)
 	}
 	ok := c.handle(w, &hs.writer, req)
-	w.gen.Add(1) // what the handler kept of its request is dead from here
+	w.endRequest()
 	if watched {
 		c.unwatch()
 	}

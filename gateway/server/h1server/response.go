@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/restgate/gateway/upstreams/h1wire"
@@ -22,9 +22,14 @@ type response struct {
 	req    *http.Request
 	header http.Header // a new map per request: a handler may keep it
 	body   body        // the request's body, when it has one
+	// hmu is held by every call through a handle, from its check of gen
+	// to its end, and by the connection while it ends a request (endRequest):
+	// a call either ends before the request does or finds it ended.
+	hmu sync.Mutex
 	// gen is the generation of the request served: handles of an earlier
-	// one fail. Stale handles read it from any goroutine.
-	gen atomic.Uint64
+	// one fail. Written by the connection's goroutine under hmu; handles
+	// read it under hmu.
+	gen uint64
 
 	status   int
 	wrote    bool  // WriteHeader called with a final status

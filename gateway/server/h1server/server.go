@@ -10,9 +10,10 @@
 // handler set none), and the response writer and the request reader are
 // reused from one request to the next on a connection. A handler reaches
 // them through handles of its own request, which fail once it has returned
-// (ErrHandlerDone, http.ErrBodyReadAfterClose): what a handler keeps cannot
-// write into, or read from, the next request on the connection. The
-// header map is new for each request.
+// (ErrHandlerDone, http.ErrBodyReadAfterClose); a call through them under
+// way as it returns ends before the return does: what a handler, or a
+// goroutine it started, keeps cannot write into, or read from, the next
+// request on the connection. The header map is new for each request.
 //
 // It parses request heads itself, into one string that the header's keys
 // and values slice, accepting and framing exactly what http.ReadRequest
