@@ -32,7 +32,11 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require github.com/yuin/goldmark v1.8.7
+require (
+	github.com/maypok86/otter/v2 v2.4.0
+	github.com/yuin/goldmark v1.8.7
+	golang.org/x/sync v0.24.0
+)
 
 require (
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
