@@ -154,6 +154,6 @@ func (c *Cache) memoryUsable() bool { return c.shared == nil || c.shared.Up() }
 
 type nopRecorder struct{}
 
-func (nopRecorder) CacheRequest(string, string)                    {}
-func (nopRecorder) CacheEviction(string)                           {}
+func (nopRecorder) CacheRequest(string, string)                     {}
+func (nopRecorder) CacheEviction(string)                            {}
 func (nopRecorder) CacheSize(string, func() (entries int, b int64)) {}
