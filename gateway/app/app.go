@@ -61,8 +61,8 @@ type Shared struct {
 
 	spoolOnce sync.Once
 	spoolErr  error
-	cacheOnce sync.Once
-	cacheErr  error
+	// cacheMu guards Cache once the gateway runs (ResponseCache).
+	cacheMu sync.Mutex
 }
 
 // uploadSpool is sh.Spool, opened with cfg's data directory and budget when
@@ -80,20 +80,32 @@ func (sh *Shared) uploadSpool(cfg *config.Config) (*spool.Spool, error) {
 // responseCache is sh.Cache, made with cfg's bounds when nil and cfg has a
 // cached route.
 func (sh *Shared) responseCache(cfg *config.Config, now func() time.Time) (*cache.Cache, error) {
-	sh.cacheOnce.Do(func() {
-		if sh.Cache != nil || !slices.ContainsFunc(cfg.Routes, func(r config.Route) bool { return r.Cache != nil }) {
-			return
-		}
-		o := cfg.Cache
-		opts := cache.Options{MaxBytes: o.MaxBytes, MaxEntries: o.MaxEntries, MaxEntryBytes: o.MaxEntryBytes,
-			CoalesceWait: o.CoalesceWait, MaxRevalidations: o.MaxRevalidations, Recorder: sh.CacheRecorder,
-			Logger: sh.Logger, Now: now}
-		if sh.Cluster != nil && sh.Cluster.Shared() {
-			opts.Shared = sh.Cluster.CacheTier()
-		}
-		sh.Cache, sh.cacheErr = cache.New(opts)
-	})
-	return sh.Cache, sh.cacheErr
+	sh.cacheMu.Lock()
+	defer sh.cacheMu.Unlock()
+	if sh.Cache != nil || !slices.ContainsFunc(cfg.Routes, func(r config.Route) bool { return r.Cache != nil }) {
+		return sh.Cache, nil
+	}
+	o := cfg.Cache
+	opts := cache.Options{MaxBytes: o.MaxBytes, MaxEntries: o.MaxEntries, MaxEntryBytes: o.MaxEntryBytes,
+		CoalesceWait: o.CoalesceWait, MaxRevalidations: o.MaxRevalidations, Recorder: sh.CacheRecorder,
+		Logger: sh.Logger, Now: now}
+	if sh.Cluster != nil && sh.Cluster.Shared() {
+		opts.Shared = sh.Cluster.CacheTier()
+	}
+	c, err := cache.New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	sh.Cache = c
+	return c, nil
+}
+
+// ResponseCache is the response cache once a build made one, else nil
+// (the admin purge reads it).
+func (sh *Shared) ResponseCache() *cache.Cache {
+	sh.cacheMu.Lock()
+	defer sh.cacheMu.Unlock()
+	return sh.Cache
 }
 
 // SpoolDir is where cfg's uploads wait on disk: server.dataDir/spool.

@@ -1,7 +1,10 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"net/url"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,8 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/gateway/cache"
+	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/duplicates"
+	"github.com/restgate/gateway/gateway/metrics"
 )
 
 // thingsBackend is a backend of things: GET /things, GET /things/{id},
@@ -216,4 +225,43 @@ func TestCacheObeysBackendHeaders(t *testing.T) {
 			assert.Equal(t, tc.gets, b.gets.Load())
 		})
 	}
+}
+
+func TestCachePurgeByRouteAndPrefix(t *testing.T) {
+	t.Parallel()
+	b := newThingsBackend(t)
+	cfg, err := config.Parse([]byte(thingsConfig(b.srv.URL, "{ttl: 1m, scope: shared}", "{}")), func(string) string { return "" })
+	require.NoError(t, err)
+	m, err := metrics.New(prometheus.NewRegistry(), metrics.BuildInfo{Version: "test"})
+	require.NoError(t, err)
+	sh := &Shared{Logger: discardLogger(), Metrics: m, CallLog: &recordingLog{}, Duplicates: duplicates.New(time.Minute, 100),
+		Upstreams: NewUpstreamSet(m, func(string, string) (string, error) { return "", errors.New("none") })}
+	gw, err := Build(context.Background(), cfg, tabled(t, cfg), sh)
+	require.NoError(t, err)
+	get := func(path string) string {
+		rec := httptest.NewRecorder()
+		gw.Handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		return rec.Header().Get("Cache-Status")
+	}
+	purge := func(query string) int {
+		rec := httptest.NewRecorder()
+		cache.PurgeHandler(sh.ResponseCache).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/admin/cache/purge?"+query, nil))
+		return rec.Code
+	}
+	for _, p := range []string{"/v1/things", "/v1/things/1", "/v2/things/1"} {
+		get(p)
+	}
+	require.Equal(t, http.StatusOK, purge("prefix=/v1/things/1"))
+	assert.Contains(t, get("/v1/things/1"), "fwd=miss")
+	assert.Contains(t, get("/v2/things/1"), "hit", "another path stays")
+	assert.Contains(t, get("/v1/things"), "hit", "a prefix purges whole segments at and under it")
+
+	require.Equal(t, http.StatusOK, purge("route="+url.QueryEscape("/{version}/things/{id}")))
+	assert.Contains(t, get("/v2/things/1"), "fwd=miss")
+	assert.Contains(t, get("/v1/things"), "hit")
+
+	require.Equal(t, http.StatusOK, purge(""))
+	assert.Contains(t, get("/v1/things"), "fwd=miss")
+	assert.Equal(t, http.StatusBadRequest, purge("route=things"))
 }
