@@ -12,8 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/restgate/gateway/gateway/cache"
 	"github.com/restgate/gateway/gateway/app"
+	"github.com/restgate/gateway/gateway/cache"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/cluster"
 	"github.com/restgate/gateway/gateway/config"
@@ -93,10 +93,10 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	}
 	shared := &app.Shared{
 		Logger: logger, Metrics: m, CallLog: callLog, Cluster: store,
-		Duplicates: store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries)),
-		Upstreams:  app.NewUpstreamSet(upstreams.LogAttempts(m, logger), sb.url),
-		Tracer:     tr.Tracer(),
-		Spool:      uploads,
+		Duplicates:    store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries)),
+		Upstreams:     app.NewUpstreamSet(upstreams.LogAttempts(m, logger), sb.url),
+		Tracer:        tr.Tracer(),
+		Spool:         uploads,
 		CacheRecorder: cacheMetrics,
 	}
 	gw, err := app.Build(ctx, cfg, table, shared)
