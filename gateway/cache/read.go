@@ -28,7 +28,9 @@ type lookup struct {
 func (rd *reader) serve(r *http.Request, c *call.Call) (call.Result, error) {
 	cache, route := rd.rs.cache, rd.rp.Route.Template
 	key, ok := keyOf(rd.rp, r, c)
-	if !ok {
+	// A GET with a body (the model route maps the record it carries) is
+	// answered from the body, which no key holds.
+	if !ok || r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
 		cache.rec.CacheRequest(route, ResultBypass)
 		return rd.next(r, c)
 	}
