@@ -35,6 +35,7 @@ type thingsBackend struct {
 	modified time.Time
 	gets     atomic.Int64
 	fail     atomic.Bool
+	delay    atomic.Int64 // nanoseconds each GET waits
 	headers  http.Header
 	srv      *httptest.Server
 }
@@ -49,6 +50,9 @@ func newThingsBackend(t *testing.T) *thingsBackend {
 }
 
 func (b *thingsBackend) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		time.Sleep(time.Duration(b.delay.Load()))
+	}
 	if b.fail.Load() {
 		http.Error(w, `{"message":"down"}`, http.StatusServiceUnavailable)
 		return

@@ -152,6 +152,10 @@ func (c *Cache) Close() {
 // replica still holds).
 func (c *Cache) memoryUsable() bool { return c.shared == nil || c.shared.Up() }
 
+// SharedUp reports whether the shared tier answers and this replica hears
+// the others' invalidations; false without a shared tier.
+func (c *Cache) SharedUp() bool { return c.shared != nil && c.shared.Up() }
+
 type nopRecorder struct{}
 
 func (nopRecorder) CacheRequest(string, string)                     {}
