@@ -97,13 +97,6 @@ func (b *thingsBackend) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (b *thingsBackend) set(id, name string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.things[id] = name
-	b.modified = b.modified.Add(time.Second)
-}
-
 // thingsConfig caches the things' reads; extra is more YAML under the
 // upstream.
 func thingsConfig(url, routeCache, upstreamCache string) string {

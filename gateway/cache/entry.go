@@ -87,8 +87,8 @@ func (e *Entry) encode() []byte {
 		ETag: e.ETag, Stored: e.Stored.UnixNano(), Fresh: e.Fresh.UnixNano(), Until: e.Until.UnixNano(), NoStale: e.NoStale,
 		INM: e.IfNoneMatch, IMS: e.IfModifiedSince, Seq: e.seq, BodyBytes: len(a.Body)})
 	out := make([]byte, 0, len(head)+1+len(a.Body))
-	out = append(append(head, '\n'), a.Body...)
-	return out
+	out = append(append(out, head...), '\n')
+	return append(out, a.Body...)
 }
 
 var errCorrupt = errors.New("cache: a stored entry is not one this gateway wrote")
