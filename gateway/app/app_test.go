@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/restgate/gateway/gateway/cache"
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/config"
@@ -54,6 +55,7 @@ type harness struct {
 	log       *recordingLog
 	reg       *prometheus.Registry
 	upstreams *UpstreamSet
+	cache     *cache.Cache
 }
 
 const baseConfig = `
@@ -86,7 +88,7 @@ func newHarness(t *testing.T, yaml string, env map[string]string) *harness {
 	}
 	gw, err := Build(context.Background(), cfg, table, sh)
 	require.NoError(t, err)
-	return &harness{handler: gw.Handler, log: log, reg: reg, upstreams: sh.Upstreams}
+	return &harness{handler: gw.Handler, log: log, reg: reg, upstreams: sh.Upstreams, cache: sh.ResponseCache()}
 }
 
 func (h *harness) do(t *testing.T, method, path, body string, header map[string]string) (*httptest.ResponseRecorder, map[string]any) {

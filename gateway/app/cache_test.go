@@ -40,7 +40,7 @@ type thingsBackend struct {
 	srv      *httptest.Server
 }
 
-func newThingsBackend(t *testing.T) *thingsBackend {
+func newThingsBackend(t testing.TB) *thingsBackend {
 	t.Helper()
 	b := &thingsBackend{things: map[string]string{"1": "one", "2": "two"}, modified: time.Now().Truncate(time.Second).Add(-time.Hour),
 		headers: http.Header{}}
