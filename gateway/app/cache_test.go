@@ -262,3 +262,35 @@ func TestCachePurgeByRouteAndPrefix(t *testing.T) {
 	assert.Contains(t, get("/v1/things"), "fwd=miss")
 	assert.Equal(t, http.StatusBadRequest, purge("route=things"))
 }
+
+func TestCacheReloadDropsOnlyChangedRoutes(t *testing.T) {
+	t.Parallel()
+	b := newThingsBackend(t)
+	m, err := metrics.New(prometheus.NewRegistry(), metrics.BuildInfo{Version: "test"})
+	require.NoError(t, err)
+	sh := &Shared{Logger: discardLogger(), Metrics: m, CallLog: &recordingLog{}, Duplicates: duplicates.New(time.Minute, 100),
+		Upstreams: NewUpstreamSet(m, func(string, string) (string, error) { return "", errors.New("none") })}
+	build := func(itemCache string) http.Handler {
+		yaml := strings.Replace(thingsConfig(b.srv.URL, "{ttl: 1m, scope: shared}", "{}"),
+			`upstreamPath: "/things/{id}", methods: [GET, PUT], cache: {ttl: 1m, scope: shared}`,
+			`upstreamPath: "/things/{id}", methods: [GET, PUT], cache: `+itemCache, 1)
+		cfg, err := config.Parse([]byte(yaml), func(string) string { return "" })
+		require.NoError(t, err)
+		gw, err := Build(context.Background(), cfg, tabled(t, cfg), sh)
+		require.NoError(t, err)
+		return gw.Handler
+	}
+	status := func(h http.Handler, path string) string {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		require.Equal(t, http.StatusOK, rec.Code)
+		return rec.Header().Get("Cache-Status")
+	}
+	first := build("{ttl: 1m, scope: shared}")
+	status(first, "/v1/things")
+	status(first, "/v1/things/1")
+	second := build("{ttl: 2m, scope: shared}") // a reload changing the item route only
+	assert.Contains(t, status(second, "/v1/things"), "hit", "an unchanged route keeps its answers")
+	assert.Contains(t, status(second, "/v1/things/1"), "fwd=miss", "a changed route starts empty")
+	assert.Contains(t, status(second, "/v1/things/1"), "ttl=120")
+}
