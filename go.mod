@@ -33,7 +33,11 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require github.com/yuin/goldmark v1.8.7
+require (
+	github.com/maypok86/otter/v2 v2.4.0
+	github.com/yuin/goldmark v1.8.7
+	golang.org/x/sync v0.24.0
+)
 
 require (
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
@@ -63,7 +67,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.uber.org/atomic v1.12.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/net v0.59.0 // indirect
+	golang.org/x/net v0.59.0
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect

@@ -27,6 +27,10 @@ type CallState struct {
 	// Options are the calls' per-route settings; the zero value keeps the
 	// upstream's.
 	Options CallOptions
+	// Cache, when not nil, is a response cache's exchange with the calls:
+	// the validators their first GET sends, what its answer said
+	// (CacheExchange). Nil costs nothing.
+	Cache *CacheExchange
 
 	// node is the context node of the first WithCallState, kept here so
 	// that binding a state allocates nothing of its own.

@@ -145,6 +145,9 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	var opts CallOptions
 	if k.state != nil {
 		opts = k.state.Options
+		if x := k.state.Cache; x != nil && x.begin() {
+			k.exchange, k.conditional = x, x.conditional(req)
+		}
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -166,6 +169,18 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		k.end(err, 0)
 		return nil, err
+	}
+	if k.exchange != nil {
+		notModified := k.conditional && resp.StatusCode == http.StatusNotModified
+		k.exchange.record(resp, notModified)
+		if notModified {
+			// the backend's answer to the cache, not to the adapter
+			drainAndClose(resp)
+			done(nil)
+			k.end(nil, resp.StatusCode)
+			return nil, &Error{Upstream: c.name, Kind: KindRejected, Status: http.StatusNotModified,
+				Message: "not modified", Err: ErrNotModified}
+		}
 	}
 	if resp.Body == nil || resp.Body == http.NoBody {
 		done(nil)
@@ -214,6 +229,11 @@ type call struct {
 	// span is the client span of the attempt whose answer is returned,
 	// nil when the call is not traced.
 	span trace.Span
+	// exchange is the response cache's exchange when this is the first
+	// call of its request (CallState.Cache), else nil; conditional says
+	// the call sends its validators.
+	exchange    *CacheExchange
+	conditional bool
 }
 
 // bound sets the call's deadline, timeout from its start or the caller's
@@ -263,6 +283,9 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 	renewed := false
 	for attempt := 1; ; attempt++ {
 		out := k.outgoing(req)
+		if k.conditional {
+			k.exchange.setValidators(out.Header)
+		}
 		if (attempt > 1 || renewed) && req.GetBody != nil {
 			b, err := req.GetBody()
 			if err != nil {

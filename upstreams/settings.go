@@ -53,6 +53,10 @@ type Settings struct {
 	// communityId, a workflow engine's engineVersion ...), validated by the
 	// adapter.
 	Options map[string]string `yaml:"options"`
+	// Cache gives the defaults of the response cache of this upstream's
+	// routes and says what the backend's caching headers mean
+	// (docs/guides/caching.md).
+	Cache CacheSettings `yaml:"cache"`
 }
 
 // BreakerSettings configure a sony/gobreaker v2 breaker. It trips on either

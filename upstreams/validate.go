@@ -213,6 +213,7 @@ func (s Settings) Validate(path string) []error {
 		bad("auth."+e.Path, e.Problem)
 	}
 	errs = append(errs, s.Auth.OAuth.validate(path+".auth.oauth")...)
+	s.Cache.validate(bad)
 	return errs
 }
 

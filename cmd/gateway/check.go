@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/restgate/gateway/gateway/cache"
 	"io"
 	"sort"
 	"strings"
@@ -23,6 +24,7 @@ func check(path string, stdout, stderr io.Writer, getenv func(string) string) in
 	}
 	printTable(stdout, cfg, table)
 	printTieBreaks(stdout, table)
+	printCache(stdout, cfg, table)
 	return 0
 }
 
@@ -74,6 +76,40 @@ func printTable(w io.Writer, cfg *config.Config, t *routes.Table) {
 			kind += ":" + e.Route.Spec.Action
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Method, e.Route.Template, kind, up, strings.Join(versions, ","))
+	}
+	tw.Flush()
+}
+
+// printCache lists the cached routes: their ttl, scope and stale windows,
+// and the writes that invalidate their answers (gateway/cache's Plan).
+func printCache(w io.Writer, cfg *config.Config, t *routes.Table) {
+	plan := cache.NewPlan(cfg, t)
+	var cached []*cache.RoutePlan
+	for _, rp := range plan.Routes() {
+		if rp.Cached {
+			cached = append(cached, rp)
+		}
+	}
+	if len(cached) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nCached GET answers (routes[].cache) and the writes that invalidate them:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  URI\tTTL\tSCOPE\tSTALE\tINVALIDATED BY")
+	for _, rp := range cached {
+		scope := "user"
+		if rp.Policy.Shared {
+			scope = "shared"
+		}
+		stale := "-"
+		if p := rp.Policy; p.StaleWhileRevalidate > 0 || p.StaleIfError > 0 {
+			stale = fmt.Sprintf("swr %s, sie %s", p.StaleWhileRevalidate, p.StaleIfError)
+		}
+		by := strings.Join(plan.InvalidatedBy(rp), ", ")
+		if by == "" {
+			by = "- (purge, reload, ttl)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", rp.Route.Template, rp.Policy.TTL, scope, stale, by)
 	}
 	tw.Flush()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/restgate/gateway/gateway/app"
+	"github.com/restgate/gateway/gateway/cache"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/cluster"
 	"github.com/restgate/gateway/gateway/config"
@@ -44,6 +45,10 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	version, revision, goVersion := buildInfo()
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg, metrics.BuildInfo{Version: version, Revision: revision, GoVersion: goVersion})
+	if err != nil {
+		return err
+	}
+	cacheMetrics, err := metrics.NewResponseCache(reg)
 	if err != nil {
 		return err
 	}
@@ -88,10 +93,11 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	}
 	shared := &app.Shared{
 		Logger: logger, Metrics: m, CallLog: callLog, Cluster: store,
-		Duplicates: store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries)),
-		Upstreams:  app.NewUpstreamSet(upstreams.LogAttempts(m, logger), sb.url),
-		Tracer:     tr.Tracer(),
-		Spool:      uploads,
+		Duplicates:    store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries)),
+		Upstreams:     app.NewUpstreamSet(upstreams.LogAttempts(m, logger), sb.url),
+		Tracer:        tr.Tracer(),
+		Spool:         uploads,
+		CacheRecorder: cacheMetrics,
 	}
 	gw, err := app.Build(ctx, cfg, table, shared)
 	if err != nil {
@@ -107,6 +113,7 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	if err != nil {
 		return err
 	}
+	srv.HandleAdmin("POST /admin/cache/purge", cache.PurgeHandler(shared.ResponseCache))
 	if fingerprint != "" {
 		logger.Info("self-signed TLS certificate generated", "sha256_fingerprint", fingerprint)
 	}

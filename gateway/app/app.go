@@ -17,6 +17,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/restgate/gateway/gateway/cache"
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/cluster"
@@ -49,9 +50,19 @@ type Shared struct {
 	Spool *spool.Spool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Cache is the response cache (gateway/cache), kept across reloads.
+	// Nil: the first Build with a cached route makes one from the
+	// configuration's cache bounds, in Redis too with the redis cluster
+	// store, and keeps it.
+	Cache *cache.Cache
+	// CacheRecorder receives the response cache's metrics; nil records
+	// nothing.
+	CacheRecorder cache.Recorder
 
 	spoolOnce sync.Once
 	spoolErr  error
+	// cacheMu guards Cache once the gateway runs (ResponseCache).
+	cacheMu sync.Mutex
 }
 
 // uploadSpool is sh.Spool, opened with cfg's data directory and budget when
@@ -64,6 +75,37 @@ func (sh *Shared) uploadSpool(cfg *config.Config) (*spool.Spool, error) {
 		sh.Spool, _, sh.spoolErr = spool.Open(SpoolDir(cfg), cfg.Server.Limits.MaxSpoolBytes)
 	})
 	return sh.Spool, sh.spoolErr
+}
+
+// responseCache is sh.Cache, made with cfg's bounds when nil and cfg has a
+// cached route.
+func (sh *Shared) responseCache(cfg *config.Config, now func() time.Time) (*cache.Cache, error) {
+	sh.cacheMu.Lock()
+	defer sh.cacheMu.Unlock()
+	if sh.Cache != nil || !slices.ContainsFunc(cfg.Routes, func(r config.Route) bool { return r.Cache != nil }) {
+		return sh.Cache, nil
+	}
+	o := cfg.Cache
+	opts := cache.Options{MaxBytes: o.MaxBytes, MaxEntries: o.MaxEntries, MaxEntryBytes: o.MaxEntryBytes,
+		CoalesceWait: o.CoalesceWait, MaxRevalidations: o.MaxRevalidations, Recorder: sh.CacheRecorder,
+		Logger: sh.Logger, Now: now}
+	if sh.Cluster != nil && sh.Cluster.Shared() {
+		opts.Shared = sh.Cluster.CacheTier()
+	}
+	c, err := cache.New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	sh.Cache = c
+	return c, nil
+}
+
+// ResponseCache is the response cache once a build made one, else nil
+// (the admin purge reads it).
+func (sh *Shared) ResponseCache() *cache.Cache {
+	sh.cacheMu.Lock()
+	defer sh.cacheMu.Unlock()
+	return sh.Cache
 }
 
 // SpoolDir is where cfg's uploads wait on disk: server.dataDir/spool.
@@ -141,9 +183,18 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 		stop()
 		return nil, err
 	}
+	rc, err := sh.responseCache(cfg, now)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	var wrap func(*routes.Route, string, call.Handler) call.Handler
+	if rc != nil {
+		wrap = rc.Routes(cache.NewPlan(cfg, table), w).Wrap
+	}
 	env := newKindEnv(cfg, table, ups, sh)
 	mux, err := router.New(table, router.Options{Kinds: env.kinds(), Writer: w,
-		MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes, Logger: sh.Logger, Contracts: env.contracts()})
+		MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes, Logger: sh.Logger, Contracts: env.contracts(), Wrap: wrap})
 	if err != nil {
 		stop()
 		return nil, err

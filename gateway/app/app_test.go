@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/restgate/gateway/gateway/cache"
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/config"
@@ -55,6 +56,7 @@ type harness struct {
 	reg       *prometheus.Registry
 	upstreams *UpstreamSet
 	gateway   *Gateway
+	cache     *cache.Cache
 }
 
 const baseConfig = `
@@ -87,7 +89,7 @@ func newHarness(t *testing.T, yaml string, env map[string]string) *harness {
 	}
 	gw, err := Build(context.Background(), cfg, table, sh)
 	require.NoError(t, err)
-	return &harness{handler: gw.Handler, log: log, reg: reg, upstreams: sh.Upstreams, gateway: gw}
+	return &harness{handler: gw.Handler, log: log, reg: reg, upstreams: sh.Upstreams, gateway: gw, cache: sh.ResponseCache()}
 }
 
 func (h *harness) do(t *testing.T, method, path, body string, header map[string]string) (*httptest.ResponseRecorder, map[string]any) {

@@ -77,7 +77,7 @@ func (s *UpstreamSet) ResolveFor(cfg map[string]upstreams.Settings, refusalKinds
 		}
 		kind := refusalKinds[name]
 		c, ok := s.clients[name]
-		if !ok || !reflect.DeepEqual(c.Settings(), settings) || s.refusals[name] != kind {
+		if !ok || !reflect.DeepEqual(c.Settings().WithoutCache(), settings.WithoutCache()) || s.refusals[name] != kind {
 			opts := []upstreams.Option{upstreams.WithBusinessRefusal(businessRefusals()[kind])}
 			if o := settings.Auth.OAuth; o.Flow != "" {
 				t, err := s.tokensOf(name, o, settings, &tokens)

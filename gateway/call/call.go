@@ -112,6 +112,14 @@ type Result struct {
 	// limit is then PARAMETER_INVALID 400 naming it with the largest value
 	// that fits, instead of SERIALIZATION_FAILED 500.
 	SizeParam string
+	// Rendered, when not nil, is the answer, rendered ahead (a response
+	// cache's): the writer sends it with the request's own timeStamp,
+	// totalTime and userId, and every other field but Status and Header is
+	// ignored. Status 304 sends its headers alone (Not Modified).
+	Rendered *Rendered
+	// Header, with Rendered, is added to the answer's headers (a response
+	// cache's Cache-Status, Age, ETag, Cache-Control).
+	Header http.Header
 	// Owner, when not nil, owns JSON's memory (a pooled upstream answer):
 	// the writer releases it once the answer is written or refused, and
 	// nothing may use JSON after that. Before, it rejects it when the

@@ -70,20 +70,55 @@ func (w *Writer) Serve(h Handler) http.Handler {
 // envelope. A result that cannot be written is answered before anything is
 // sent: SERIALIZATION_FAILED when it reaches the output limit or nests too
 // deeply, CALLOUT_FAILED 502 when it is not valid JSON (see
-// serializationError).
+// serializationError). A result carrying Rendered is sent as rendered
+// (rendered).
 func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res Result) {
 	// The owner is released as soon as JSON is rewritten, before the answer
 	// is sent, so that its upstream call is reported without waiting for
 	// the client (see Owner); on every other path when Success returns.
 	owner := res.Owner
 	defer release(&owner)
+	if res.Rendered != nil {
+		w.rendered(rw, c, res)
+		return
+	}
 	if res.Form == Document {
 		w.document(rw, c, res)
 		return
 	}
 	bp := w.bufs.Get(w.answerSize(res.JSON))
 	defer w.bufs.Put(bp)
-	buf := envelope.AppendResultStart((*bp)[:0])
+	buf, fl, err := w.body((*bp)[:0], c, &res, &owner)
+	if err != nil {
+		*bp = buf[:0]
+		w.Error(rw, r, c, err)
+		return
+	}
+	status := res.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	var stBuf [serverTimingSize]byte // on the stack: send makes the one string
+	meta, st := w.finish(c, status, stBuf[:0])
+	meta.OmitFlags, meta.MapKeys, meta.DropNulls = fl.OmitFlags, fl.MapKeys, fl.DropNulls
+	buf = envelope.AppendMeta(buf, meta)
+	*bp = buf[:0]
+	w.send(rw, status, buf, st)
+}
+
+// envelopeFlags are the envelope's members that follow from the route, the
+// version and the result's form, not from the request.
+type envelopeFlags struct {
+	OmitFlags, MapKeys, DropNulls bool
+}
+
+// body appends res's envelope up to its per-request members to buf: the
+// result mapped with the call's version options, the published key map,
+// the page. It releases owner once JSON is rewritten, rejecting it first
+// when the backend's answer is at fault; the error is what to answer
+// instead (buf is returned for its memory).
+func (w *Writer) body(buf []byte, c *Call, res *Result, owner *Owner) ([]byte, envelopeFlags, error) {
+	buf = envelope.AppendResultStart(buf)
 	if res.JSON == nil {
 		buf = append(buf, `""`...)
 	} else {
@@ -100,51 +135,39 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 		var err error
 		var elements int
 		if buf, elements, err = mapping.RewriteCount(buf, res.JSON, opts); err != nil {
-			*bp = buf[:0]
 			if res.SizeParam != "" && errors.Is(err, mapping.ErrTooLarge) {
-				w.Error(rw, r, c, tooLong(res, opts, err))
-				return
+				return buf, envelopeFlags{}, tooLong(*res, opts, err)
 			}
-			if se := (*mapping.SyntaxError)(nil); owner != nil && errors.As(err, &se) {
-				owner.Reject(err)
+			if se := (*mapping.SyntaxError)(nil); *owner != nil && errors.As(err, &se) {
+				(*owner).Reject(err)
 			}
-			release(&owner)
-			w.Error(rw, r, c, serializationError(err))
-			return
+			release(owner)
+			return buf, envelopeFlags{}, serializationError(err)
 		}
 		if res.Paging != nil {
 			if res.Page, err = res.Paging(elements); err != nil {
-				*bp = buf[:0]
-				if ue := upstreams.AsError(err); owner != nil && ue != nil && ue.Kind == upstreams.KindInvalid {
-					owner.Reject(ue)
+				if ue := upstreams.AsError(err); *owner != nil && ue != nil && ue.Kind == upstreams.KindInvalid {
+					(*owner).Reject(ue)
 				}
-				release(&owner)
-				w.Error(rw, r, c, err)
-				return
+				release(owner)
+				return buf, envelopeFlags{}, err
 			}
 		}
 	}
-	release(&owner)
-	status := res.Status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	var stBuf [serverTimingSize]byte // on the stack: send makes the one string
-	meta, st := w.finish(c, status, stBuf[:0])
-	meta.OmitFlags = res.Form == Listing
-	meta.MapKeys, meta.DropNulls = flags(c)
-	meta.MapKeys = meta.MapKeys || res.Form == MappedByHandler
+	release(owner)
+	var fl envelopeFlags
+	fl.OmitFlags = res.Form == Listing
+	fl.MapKeys, fl.DropNulls = flags(c)
+	fl.MapKeys = fl.MapKeys || res.Form == MappedByHandler
 	if res.MapKeys != nil {
-		meta.MapKeys = true // a published key map is the flag's subject
+		fl.MapKeys = true // a published key map is the flag's subject
 		buf = append(buf, `,"mapKeys":`...)
 		buf = append(buf, res.MapKeys...)
 	}
 	if res.Page != nil {
 		buf = envelope.AppendPage(buf, *res.Page)
 	}
-	buf = envelope.AppendMeta(buf, meta)
-	*bp = buf[:0]
-	w.send(rw, status, buf, st)
+	return buf, fl, nil
 }
 
 // release releases *o once: it is nil afterwards.

@@ -48,6 +48,9 @@ type Config struct {
 	Tracing Tracing `yaml:"tracing" reload:"restart"`
 	// Cluster is the state the replicas of one deployment share.
 	Cluster Cluster `yaml:"cluster" reload:"restart"`
+	// Cache bounds the response cache's storage; the routes' cache keys
+	// turn it on.
+	Cache Cache `yaml:"cache" reload:"restart"`
 }
 
 // Server configures the listeners.
@@ -583,6 +586,9 @@ type Route struct {
 	// CORS replaces server.cors for this route when set (allowedOrigins: []
 	// turns it off for the route).
 	CORS *CORS `yaml:"cors"`
+	// Cache keeps the route's GET answers in the response cache; absent
+	// (the default), every request calls the backend.
+	Cache *RouteCache `yaml:"cache"`
 }
 
 // RouteVersion is a route's behaviour for one version.

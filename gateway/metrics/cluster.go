@@ -11,6 +11,7 @@ import (
 const (
 	clusterOpRateLimit  = "ratelimit"
 	clusterOpDuplicates = "duplicates"
+	clusterOpCache      = "cache"
 	// OtherOp replaces a cluster store operation outside the known set.
 	OtherOp = "other"
 )
@@ -57,7 +58,7 @@ func newClusterMetrics() *clusterMetrics {
 		}),
 		ops: map[string]clusterOp{},
 	}
-	for _, op := range []string{clusterOpRateLimit, clusterOpDuplicates, OtherOp} {
+	for _, op := range []string{clusterOpRateLimit, clusterOpDuplicates, clusterOpCache, OtherOp} {
 		c.ops[op] = clusterOp{duration: c.duration.WithLabelValues(op), errors: c.errors.WithLabelValues(op),
 			fallbacks: c.fallbacks.WithLabelValues(op)}
 	}

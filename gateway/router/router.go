@@ -46,6 +46,11 @@ type Options struct {
 	// Logger, when its level is debug, logs the route each request took;
 	// at any other level (or nil) routing logs nothing and costs nothing.
 	Logger *slog.Logger
+	// Wrap, when not nil, returns the handler of a route's method to
+	// serve in place of h (the response cache's, gateway/cache): it runs
+	// after the route's checks (roles, query, body limit, call options).
+	// Nil serves h.
+	Wrap func(rt *routes.Route, method string, h call.Handler) call.Handler
 }
 
 // New builds the router for t. Routes whose kind has no factory are an error,
@@ -89,6 +94,9 @@ func New(t *routes.Table, o Options) (*Router, error) {
 			h, ok := handlers[m]
 			if !ok {
 				return nil, fmt.Errorf("routes[%d].methods: kind %s does not serve %s", rt.Index, rt.Spec.Kind, m)
+			}
+			if o.Wrap != nil {
+				h = o.Wrap(rt, m, h)
 			}
 			methods := []string{m}
 			if m == http.MethodGet && !slices.Contains(allow[routes.Shape(rt.Template)], http.MethodHead) {

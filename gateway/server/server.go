@@ -56,6 +56,8 @@ type Server struct {
 	ready, draining  atomic.Bool
 	logger           *slog.Logger
 	apiAddr, admAddr string
+	// adminRoutes is the admin listener's mux (HandleAdmin).
+	adminRoutes *http.ServeMux
 }
 
 // Listen binds both listeners now, so a port in use stops the start with a
@@ -143,8 +145,13 @@ func (s *Server) Serve(ctx context.Context, drainCtx func() (context.Context, co
 	return nil
 }
 
+// HandleAdmin serves pattern (http.ServeMux's) on the admin listener with
+// h, beside /metrics and the probes; safe to call while it serves.
+func (s *Server) HandleAdmin(pattern string, h http.Handler) { s.adminRoutes.Handle(pattern, h) }
+
 func (s *Server) adminMux(metrics http.Handler, profiles bool) http.Handler {
 	mux := http.NewServeMux()
+	s.adminRoutes = mux
 	mux.Handle("GET /metrics", metrics)
 	if profiles {
 		mux.HandleFunc("GET /debug/pprof/", pprof.Index)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/restgate/gateway/upstreams/sandbox/sfdc"
 	"github.com/restgate/gateway/upstreams/sandbox/soql"
@@ -45,6 +46,9 @@ type api struct {
 	schema    soql.Schema
 	org       *sfdc.Org
 	authorize bool
+	// modified is when the metadata last changed (unmodified): the
+	// sandbox's start, to the second.
+	modified time.Time
 }
 
 // New returns the reference data API (UPSTREAMS.md B4), serving
@@ -58,7 +62,8 @@ func New(db *sql.DB, opts ...Option) (http.Handler, error) {
 	if db == nil {
 		return nil, errors.New("sandbox data API: nil database")
 	}
-	a := &api{db: db, batch: defaultBatchSize, schema: schema(), org: sfdc.NewOrg(sfdc.OrgOptions{})}
+	a := &api{db: db, batch: defaultBatchSize, schema: schema(), org: sfdc.NewOrg(sfdc.OrgOptions{}),
+		modified: time.Now().Truncate(time.Second)}
 	for _, o := range opts {
 		o(a)
 	}
@@ -100,6 +105,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.org.ServeToken(w, r)
 		return
 	}
+	orgHeaders(w.Header())
 	if a.authorize && !a.org.Authorize(w, r) {
 		return
 	}
@@ -127,11 +133,15 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case len(seg) == 1:
 		sfdc.WriteJSON(w, http.StatusOK, resources(v))
 	case seg[1] == "sobjects" && len(seg) == 2:
-		a.describeGlobal(w, v)
+		if !a.unmodified(w, r) {
+			a.describeGlobal(w, v)
+		}
 	case seg[1] == "sobjects" && len(seg) == 3:
 		a.sobject(w, r, v, seg[2])
 	case seg[1] == "sobjects" && len(seg) == 4 && seg[3] == "describe":
-		a.describe(w, v, seg[2])
+		if _, known := lookupType(seg[2]); !known || !a.unmodified(w, r) {
+			a.describe(w, v, seg[2])
+		}
 	case seg[1] == "query" && len(seg) == 2:
 		a.query(w, r, v)
 	case seg[1] == "query" && len(seg) == 3:

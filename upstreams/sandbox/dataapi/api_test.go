@@ -308,3 +308,30 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestDescribeAnswersNotModifiedAsTheOrgDoes(t *testing.T) {
+	t.Parallel()
+	srv, _ := newTestServer(t)
+	h := srv.Config.Handler
+	for _, path := range []string{"/services/data/v62.0/sobjects", "/services/data/v62.0/sobjects/Account/describe"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		require.Equal(t, http.StatusOK, rec.Code)
+		modified := rec.Header().Get("Last-Modified")
+		require.NotEmpty(t, modified, path)
+		assert.Contains(t, rec.Header().Get("Cache-Control"), "no-store", "the org marks every answer uncacheable")
+		assert.Equal(t, "Thu, 01 Jan 1970 00:00:00 GMT", rec.Header().Get("Expires"))
+
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("If-Modified-Since", modified)
+		rec = httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		assert.Equal(t, http.StatusNotModified, rec.Code, path)
+		assert.Empty(t, rec.Body.Bytes())
+
+		req.Header.Set("If-Modified-Since", "Wed, 03 Jul 2013 19:43:31 GMT")
+		rec = httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		assert.Equal(t, http.StatusOK, rec.Code, "changed since an older date")
+	}
+}

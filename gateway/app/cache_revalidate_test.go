@@ -1,0 +1,94 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/gateway/config"
+	"github.com/restgate/gateway/gateway/duplicates"
+	"github.com/restgate/gateway/gateway/metrics"
+)
+
+// testClock is a clock the test moves.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *testClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func clockedThings(t *testing.T, b *thingsBackend, routeCache string) (http.Handler, *testClock) {
+	t.Helper()
+	clock := &testClock{now: time.Now()}
+	cfg, err := config.Parse([]byte(thingsConfig(b.srv.URL, routeCache, "{}")), func(string) string { return "" })
+	require.NoError(t, err)
+	m, err := metrics.New(prometheus.NewRegistry(), metrics.BuildInfo{Version: "test"})
+	require.NoError(t, err)
+	sh := &Shared{Logger: discardLogger(), Metrics: m, CallLog: &recordingLog{}, Duplicates: duplicates.New(time.Minute, 100),
+		Upstreams: NewUpstreamSet(m, func(string, string) (string, error) { return "", errors.New("none") }), Now: clock.Now}
+	gw, err := Build(context.Background(), cfg, tabled(t, cfg), sh)
+	require.NoError(t, err)
+	return gw.Handler, clock
+}
+
+func cacheGet(t *testing.T, h http.Handler) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/things/1", nil))
+	return rec
+}
+
+func TestCacheRevalidatesAndServesStaleWhenTheBackendFails(t *testing.T) {
+	t.Parallel()
+	b := newThingsBackend(t)
+	h, clock := clockedThings(t, b, "{ttl: 1m, staleIfError: 10m, scope: shared}")
+	require.Contains(t, cacheGet(t, h).Header().Get("Cache-Status"), "fwd=miss")
+
+	clock.add(61 * time.Second)
+	rec := cacheGet(t, h)
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, `restgate; fwd=stale; fwd-status=304; stored; ttl=60`, rec.Header().Get("Cache-Status"),
+		"Last-Modified sent back as If-Modified-Since; the backend answered 304")
+	assert.Equal(t, "0", rec.Header().Get("Age"), "confirmed now")
+	assert.Equal(t, int64(2), b.gets.Load())
+	assert.Equal(t, "one", envelopeOf(t, rec)["result"].(map[string]any)["name"])
+
+	clock.add(61 * time.Second)
+	b.fail.Store(true)
+	rec = cacheGet(t, h)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Equal(t, `restgate; hit; ttl=-1; detail="stale-if-error"`, rec.Header().Get("Cache-Status"))
+	assert.Equal(t, `111 - "Revalidation Failed"`, rec.Header().Get("Warning"))
+
+	clock.add(10 * time.Minute)
+	rec = cacheGet(t, h)
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code, "past staleIfError the failure is answered")
+}
+
+func TestCacheServesStaleWhileRevalidating(t *testing.T) {
+	t.Parallel()
+	b := newThingsBackend(t)
+	h, clock := clockedThings(t, b, "{ttl: 1m, staleWhileRevalidate: 1m, scope: shared}")
+	cacheGet(t, h)
+	clock.add(61 * time.Second)
+	rec := cacheGet(t, h)
+	assert.Equal(t, `restgate; hit; ttl=-1; detail="stale-while-revalidate"`, rec.Header().Get("Cache-Status"))
+	require.Eventually(t, func() bool {
+		return cacheGet(t, h).Header().Get("Cache-Status") == "restgate; hit; ttl=60"
+	}, 5*time.Second, 5*time.Millisecond, "revalidated in the background")
+	assert.Equal(t, int64(2), b.gets.Load(), "one background revalidation")
+}
