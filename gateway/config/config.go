@@ -241,6 +241,16 @@ type JWT struct {
 	Audience string `yaml:"audience"`
 	// Leeway is the clock skew allowed on exp and nbf. Default 30s.
 	Leeway time.Duration `yaml:"leeway"`
+	// JWKSRefresh is how often the key set is fetched again (an unknown
+	// key id also fetches it, at most once per five minutes). A key the
+	// identity provider removed or replaced stops verifying tokens, those
+	// already verified included, within this time. Default 5m.
+	JWKSRefresh time.Duration `yaml:"jwksRefresh"`
+	// VerifiedTokens bounds the cache of verified tokens, kept by the
+	// SHA-256 of the token: a token seen again costs a lookup instead of
+	// a signature check, until its exp (plus leeway), or until its key
+	// leaves or changes in the key set. Default 10000.
+	VerifiedTokens int `yaml:"verifiedTokens"`
 }
 
 // APIKey maps the SHA-256 (hex) of a key to a caller.

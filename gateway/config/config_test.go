@@ -206,6 +206,8 @@ func TestValidateAuth(t *testing.T) {
 		{desc: "apikey needs keys", yaml: "auth: {mode: apikey}", want: "auth.apiKeys: apikey mode needs at least one key"},
 		{desc: "api key must be a digest", yaml: "auth: {mode: apikey, apiKeys: [{sha256: plaintext, userId: u}]}", want: "auth.apiKeys[0].sha256"},
 		{desc: "unknown mode", yaml: "auth: {mode: magic}", want: "auth.mode: must be none, jwt or apikey"},
+		{desc: "key set refreshed too often", yaml: "auth: {mode: jwt, jwt: {jwksURL: 'https://idp/keys', jwksRefresh: 1s}}", want: "auth.jwt.jwksRefresh: must be between 10s and 24h"},
+		{desc: "verified tokens bounded", yaml: "auth: {mode: jwt, jwt: {jwksURL: 'https://idp/keys', verifiedTokens: -1}}", want: "auth.jwt.verifiedTokens: must be between 1 and 1000000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

@@ -34,6 +34,8 @@ func Defaults(c *Config) {
 
 	setStr(&c.Auth.Mode, AuthNone)
 	setDur(&c.Auth.JWT.Leeway, 30*time.Second)
+	setDur(&c.Auth.JWT.JWKSRefresh, 5*time.Minute)
+	setInt(&c.Auth.JWT.VerifiedTokens, 10000)
 	setInt(&c.Auth.RateLimit.MaxUsers, 10000)
 	if c.Auth.RateLimit.RequestsPerSecond > 0 && c.Auth.RateLimit.Burst == 0 {
 		c.Auth.RateLimit.Burst = max(int(c.Auth.RateLimit.RequestsPerSecond*2), 1)

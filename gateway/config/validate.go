@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/upstreams"
@@ -156,8 +157,14 @@ func validateAuth(p *problems, a *Auth, listen string) {
 			p.add(path+".userId", "required")
 		}
 	}
-	if a.JWT.Leeway < 0 || a.JWT.Leeway > 5*60e9 {
+	if a.JWT.Leeway < 0 || a.JWT.Leeway > 5*time.Minute {
 		p.add("auth.jwt.leeway", "must be between 0 and 5m")
+	}
+	if a.JWT.JWKSRefresh < 10*time.Second || a.JWT.JWKSRefresh > 24*time.Hour {
+		p.add("auth.jwt.jwksRefresh", "must be between 10s and 24h")
+	}
+	if a.JWT.VerifiedTokens < 1 || a.JWT.VerifiedTokens > 1_000_000 {
+		p.add("auth.jwt.verifiedTokens", "must be between 1 and 1000000")
 	}
 	if r := a.RateLimit; r.RequestsPerSecond < 0 || (r.RequestsPerSecond > 0 && r.Burst < 1) {
 		p.add("auth.rateLimit", "requestsPerSecond must not be negative, and burst at least 1 when it is set")

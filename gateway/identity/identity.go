@@ -44,7 +44,7 @@ func New(ctx context.Context, cfg config.Auth) (Authenticator, error) {
 	case config.AuthNone:
 		return none{}, nil
 	case config.AuthJWT:
-		return newJWT(ctx, cfg.JWT)
+		return newJWT(ctx, cfg.JWT, time.Now)
 	case config.AuthAPIKey:
 		return newAPIKeys(cfg.APIKeys)
 	}
@@ -63,28 +63,46 @@ func denied(reason string) error { return envelope.New(envelope.AuthenticationRe
 
 // jwtAuth checks bearer tokens with an algorithm allow-list: HS256 only with
 // a secret, RS256/ES256 only with a JWKS, never none, so a token cannot pick
-// the algorithm that verifies it.
+// the algorithm that verifies it. Tokens it verified are remembered
+// (verifiedTokens) until they expire or their key leaves the key set.
 type jwtAuth struct {
 	parser *jwt.Parser
 	key    jwt.Keyfunc
+	// current is the key set's key of a key id now, nil when a secret
+	// verifies (it changes only with a new build of the gateway).
+	current func(kid string) (any, bool)
+	leeway  time.Duration
+	now     func() time.Time
+	tokens  *verifiedTokens
 }
 
-func newJWT(ctx context.Context, cfg config.JWT) (*jwtAuth, error) {
-	opts := []jwt.ParserOption{jwt.WithLeeway(cfg.Leeway), jwt.WithExpirationRequired(), jwt.WithIssuedAt()}
+func newJWT(ctx context.Context, cfg config.JWT, now func() time.Time) (*jwtAuth, error) {
+	opts := []jwt.ParserOption{jwt.WithLeeway(cfg.Leeway), jwt.WithExpirationRequired(), jwt.WithIssuedAt(),
+		jwt.WithTimeFunc(now)}
 	if cfg.Issuer != "" {
 		opts = append(opts, jwt.WithIssuer(cfg.Issuer))
 	}
 	if cfg.Audience != "" {
 		opts = append(opts, jwt.WithAudience(cfg.Audience))
 	}
-	a := &jwtAuth{}
+	a := &jwtAuth{leeway: cfg.Leeway, now: now, tokens: newVerifiedTokens(max(cfg.VerifiedTokens, 1))}
 	switch {
 	case cfg.JWKSURL != "":
-		kf, err := keyfunc.NewDefaultCtx(ctx, []string{cfg.JWKSURL})
+		// keyfunc's defaults but for the refresh interval, which bounds how
+		// long a removed or replaced key keeps verifying tokens; each refresh
+		// replaces the whole set (jwkset v0.6 and later), so a removed key is
+		// gone, and an unknown key id fetches the set at most once per five
+		// minutes; the fetched set is read first (the other, given storage is
+		// empty), so a key is found without making an error
+		keys, err := keyfunc.NewDefaultOverrideCtx(ctx, []string{cfg.JWKSURL}, keyfunc.Override{RefreshInterval: cfg.JWKSRefresh, PrioritizeHTTP: true})
 		if err != nil {
 			return nil, fmt.Errorf("auth.jwt.jwksURL: loading keys: %w", err)
 		}
-		a.key = kf.Keyfunc
+		a.key = keys.Keyfunc
+		a.current = func(kid string) (any, bool) {
+			jwk, err := keys.Storage().KeyRead(ctx, kid)
+			return jwk.Key(), err == nil
+		}
 		opts = append(opts, jwt.WithValidMethods([]string{"RS256", "ES256"}))
 	case cfg.Secret != "":
 		secret := []byte(cfg.Secret)
@@ -107,14 +125,47 @@ func (a *jwtAuth) Authenticate(r *http.Request) (call.Identity, error) {
 	if !ok {
 		return call.Identity{}, denied("no bearer token")
 	}
+	sum := digest(raw)
+	if v, ok := a.tokens.get(sum); ok {
+		if !a.now().After(v.until) && a.keyHolds(v) {
+			return v.id, nil
+		}
+		// expired, or its key left or changed: checked again below, which
+		// says why it is refused, or remembers it with the new key
+		a.tokens.drop(sum)
+	}
 	var c claims
-	if _, err := a.parser.ParseWithClaims(raw, &c, a.key); err != nil {
+	v := &verified{}
+	_, err := a.parser.ParseWithClaims(raw, &c, func(t *jwt.Token) (any, error) {
+		key, err := a.key(t)
+		v.kid, _ = t.Header["kid"].(string)
+		v.key = key
+		return key, err
+	})
+	if err != nil {
 		return call.Identity{}, denied(tokenProblem(err))
 	}
 	if c.Subject == "" {
 		return call.Identity{}, denied("token has no sub claim")
 	}
-	return call.Identity{UserID: c.Subject, Roles: c.Roles}, nil
+	v.id = call.Identity{UserID: c.Subject, Roles: c.Roles}
+	// exp is required, so the parser has checked that it is there
+	v.until = c.ExpiresAt.Add(a.leeway)
+	if a.current == nil {
+		v.key = nil
+	}
+	a.tokens.put(sum, v)
+	return v.id, nil
+}
+
+// keyHolds reports whether the key that verified v is still the key set's
+// key of v's key id (always, for a shared secret).
+func (a *jwtAuth) keyHolds(v *verified) bool {
+	if a.current == nil {
+		return true
+	}
+	key, ok := a.current(v.kid)
+	return ok && sameKey(v.key, key)
 }
 
 func (a *jwtAuth) Challenge() string { return `Bearer realm="gateway"` }
