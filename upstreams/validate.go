@@ -213,6 +213,7 @@ func (s Settings) Validate(path string) []error {
 		bad("auth."+e.Path, e.Problem)
 	}
 	errs = append(errs, s.Auth.OAuth.validate(path+".auth.oauth")...)
+	errs = append(errs, s.Allowance.validate(path+".allowance")...)
 	return errs
 }
 
