@@ -35,6 +35,7 @@ func Defaults(c *Config) {
 	setStr(&c.Auth.Mode, AuthNone)
 	setDur(&c.Auth.JWT.Leeway, 30*time.Second)
 	setInt(&c.Auth.RateLimit.MaxUsers, 10000)
+	quotaDefaults(&c.Auth.Quotas)
 	if c.Auth.RateLimit.RequestsPerSecond > 0 && c.Auth.RateLimit.Burst == 0 {
 		c.Auth.RateLimit.Burst = max(int(c.Auth.RateLimit.RequestsPerSecond*2), 1)
 	}

@@ -37,6 +37,7 @@ func Validate(c *Config) error {
 		}
 	}
 	validateAuth(&p, &c.Auth, c.Server.Listen)
+	validateQuotas(&p, c)
 	switch c.Errors.StatusMode {
 	case StatusHTTP, StatusAlways200:
 	default:
