@@ -11,6 +11,8 @@ import (
 const (
 	clusterOpRateLimit  = "ratelimit"
 	clusterOpDuplicates = "duplicates"
+	clusterOpQuota      = "quota"
+	clusterOpAllowance  = "allowance"
 	// OtherOp replaces a cluster store operation outside the known set.
 	OtherOp = "other"
 )
@@ -37,7 +39,7 @@ func newClusterMetrics() *clusterMetrics {
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: namespace,
 			Name:      "cluster_store_call_duration_seconds",
-			Help:      "Duration of calls to the shared store (Redis) by operation (ratelimit, duplicates), failed ones included.",
+			Help:      "Duration of calls to the shared store (Redis) by operation (ratelimit, duplicates, quota, allowance), failed ones included.",
 			Buckets:   []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1},
 		}, []string{"op"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -57,7 +59,7 @@ func newClusterMetrics() *clusterMetrics {
 		}),
 		ops: map[string]clusterOp{},
 	}
-	for _, op := range []string{clusterOpRateLimit, clusterOpDuplicates, OtherOp} {
+	for _, op := range []string{clusterOpRateLimit, clusterOpDuplicates, clusterOpQuota, clusterOpAllowance, OtherOp} {
 		c.ops[op] = clusterOp{duration: c.duration.WithLabelValues(op), errors: c.errors.WithLabelValues(op),
 			fallbacks: c.fallbacks.WithLabelValues(op)}
 	}
