@@ -100,17 +100,20 @@ func (s *Set) Handler() http.Handler {
 
 // Poll reads the org's usage with fetch (a GET of the data API's /limits
 // resource) whenever no answer reported it for every, until ctx ends;
-// checking every quarter of every. With the shared store an answer any
-// replica saw counts, so the replicas poll about once per every between
-// them. A failed poll is logged at debug and tried again at the next check.
+// checking at once and then every quarter of every, so the figures are
+// there from the start. With the shared store an answer any replica saw
+// counts, so the replicas poll about once per every between them. A
+// failed poll is logged at debug and tried again at the next check.
 func (g *Guard) Poll(ctx context.Context, every time.Duration, fetch func(context.Context) (upstreams.Usage, error)) {
 	t := time.NewTicker(max(every/4, time.Millisecond))
 	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	for first := true; ; first = false {
+		if !first {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
 		}
 		if !g.stale(ctx, every) {
 			continue

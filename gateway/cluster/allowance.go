@@ -54,6 +54,15 @@ local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 return {tonumber(cur[1]), tonumber(cur[2]), now - tonumber(cur[3]), tonumber(cur[4])}
 `
 
+// Allowance is the state the allowance guards share: the store itself with
+// redis, nil with memory (each replica decides on what it saw).
+func (s *Store) Allowance() allowance.Shared {
+	if s.client == nil {
+		return nil
+	}
+	return s
+}
+
 func (s *Store) allowanceKey(upstream string) string { return s.prefix + "allowance:" + upstream }
 
 // LoadAllowance implements allowance.Shared: the freshest state any

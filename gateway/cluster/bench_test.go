@@ -20,7 +20,7 @@ func BenchmarkLimiterAllowRedis(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, _, err := l.Allow(ctx, "user-1", time.Now()); err != nil {
+			if _, _, _, err := l.Allow(ctx, "user-1", time.Now()); err != nil {
 				b.Error(err)
 				return
 			}

@@ -72,6 +72,7 @@ type Store struct {
 	gcra          *redis.Script
 	loadAllowance *redis.Script
 	saveAllowance *redis.Script
+	quota         *redis.Script
 }
 
 // Open builds the store of cfg (validated). The memory store needs nothing
@@ -99,6 +100,7 @@ func Open(cfg config.Cluster, rec Recorder, logger *slog.Logger) (*Store, error)
 
 		loadAllowance: redis.NewScript(loadAllowanceSource),
 		saveAllowance: redis.NewScript(saveAllowanceSource),
+		quota:         redis.NewScript(quotaSource),
 	}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/restgate/gateway/upstreams"
 )
@@ -86,6 +87,13 @@ type Essential struct {
 
 // Any reports whether a caller is named.
 func (e Essential) Any() bool { return len(e.Users) > 0 || len(e.Roles) > 0 }
+
+// ID names the key in a caller's identity, in counts and in logs: the
+// first 16 hex digits of its SHA-256 digest, in lower case (the
+// configuration holds the digest, never the key).
+func (k APIKey) ID() string {
+	return strings.ToLower(k.SHA256[:min(16, len(k.SHA256))])
+}
 
 // Limited reports whether any quota is configured.
 func (a Auth) Limited() bool {

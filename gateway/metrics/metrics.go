@@ -63,6 +63,7 @@ type Metrics struct {
 
 	cluster   *clusterMetrics
 	allowance *allowanceMetrics
+	quota     *quotaMetrics
 
 	// requests and calls cache the observers of each label combination so
 	// the request path does no label hashing and no allocation once warm.
@@ -165,6 +166,7 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 		}, []string{"result"}),
 		cluster:   newClusterMetrics(),
 		allowance: newAllowanceMetrics(),
+		quota:     newQuotaMetrics(),
 		requests:  newObserverCache[requestKey, *requestObservers](),
 		calls:     newObserverCache[callKey, callObservers](),
 	}
@@ -193,6 +195,7 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 	}
 	all = append(all, m.cluster.collectors()...)
 	all = append(all, m.allowance.collectors()...)
+	all = append(all, m.quota.collectors()...)
 	for i, c := range all {
 		if err := reg.Register(c); err != nil {
 			// Leave reg as it was so the caller can retry or fall back.

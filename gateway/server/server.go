@@ -60,8 +60,9 @@ type Server struct {
 
 // Listen binds both listeners now, so a port in use stops the start with a
 // clear error before anything is served. api serves the API; metrics serves
-// /metrics on the admin listener.
-func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, logger *slog.Logger) (*Server, error) {
+// /metrics on the admin listener, beside /healthz, /readyz and the admin
+// routes given (/admin/quotas, /admin/allowance).
+func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, logger *slog.Logger, admin ...AdminRoute) (*Server, error) {
 	s := &Server{logger: logger}
 	apiLn, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -105,7 +106,7 @@ func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, lo
 		s.api = h1server.New(api, h1server.Options{ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
 			IdleTimeout: t.Idle, MaxHeaderBytes: headerRead, MaxConns: apiCap}, logger)
 	}
-	s.admin = &http.Server{Handler: s.adminMux(metrics, cfg.Pprof), ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
+	s.admin = &http.Server{Handler: s.adminMux(metrics, cfg.Pprof, admin), ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
 		WriteTimeout: t.Write, IdleTimeout: t.Idle, MaxHeaderBytes: cfg.Limits.MaxHeaderBytes, ErrorLog: errLog}
 	s.apiLn, s.adminLn = apiLn, adminLn
 	s.apiAddr, s.admAddr = apiLn.Addr().String(), adminLn.Addr().String()
@@ -143,9 +144,19 @@ func (s *Server) Serve(ctx context.Context, drainCtx func() (context.Context, co
 	return nil
 }
 
-func (s *Server) adminMux(metrics http.Handler, profiles bool) http.Handler {
+// AdminRoute is one more endpoint of the admin listener, such as
+// {"GET /admin/quotas", handler}: a net/http ServeMux pattern.
+type AdminRoute struct {
+	Pattern string
+	Handler http.Handler
+}
+
+func (s *Server) adminMux(metrics http.Handler, profiles bool, routes []AdminRoute) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics)
+	for _, r := range routes {
+		mux.Handle(r.Pattern, r.Handler)
+	}
 	if profiles {
 		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
 		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)

@@ -84,10 +84,10 @@ func TestReadinessFalseWhileDraining(t *testing.T) {
 	s.ready.Store(true)
 	s.draining.Store(true)
 	rec := &recorder{header: http.Header{}}
-	s.adminMux(http.NotFoundHandler(), false).ServeHTTP(rec, mustRequest(t, "/readyz"))
+	s.adminMux(http.NotFoundHandler(), false, nil).ServeHTTP(rec, mustRequest(t, "/readyz"))
 	assert.Equal(t, 503, rec.status)
 	rec = &recorder{header: http.Header{}}
-	s.adminMux(http.NotFoundHandler(), false).ServeHTTP(rec, mustRequest(t, "/healthz"))
+	s.adminMux(http.NotFoundHandler(), false, nil).ServeHTTP(rec, mustRequest(t, "/healthz"))
 	assert.Equal(t, 200, rec.status)
 	s.apiLn.Close()
 	s.adminLn.Close()
@@ -177,7 +177,7 @@ func TestProfilesOnlyWhenEnabled(t *testing.T) {
 	t.Parallel()
 	for _, enabled := range []bool{false, true} {
 		s := &Server{}
-		h := s.adminMux(http.NotFoundHandler(), enabled)
+		h := s.adminMux(http.NotFoundHandler(), enabled, nil)
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/debug/pprof/", nil))
 		if enabled {
