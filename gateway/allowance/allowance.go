@@ -106,6 +106,9 @@ func (s *Set) Guard(upstream string, settings upstreams.AllowanceSettings) *Guar
 	if !ok {
 		g = &Guard{name: upstream, set: s}
 		s.guards[upstream] = g
+		// the engaged gauge and the exceeded counter exist from the start,
+		// at 0, so that alerts see the first change
+		s.rec.AllowanceReserve(upstream, false)
 	}
 	g.settings.Store(&settings)
 	return g
