@@ -46,15 +46,30 @@ func (a AllowanceSettings) Configured() bool { return a.Reserve != "" || a.Poll 
 // ReserveOf is the reserve in calls for an org whose limit is limit: the
 // percentage of it rounded up, or the number given. 0 when no reserve is
 // set or it does not parse (Validate refuses it then).
-func (a AllowanceSettings) ReserveOf(limit int64) int64 {
+func (a AllowanceSettings) ReserveOf(limit int64) int64 { return a.Rule().Of(limit) }
+
+// ReserveRule is AllowanceSettings.Reserve read once, for a guard that
+// applies it to every call.
+type ReserveRule struct {
+	n       float64
+	percent bool
+}
+
+// Rule reads the reserve; one that does not parse is no reserve.
+func (a AllowanceSettings) Rule() ReserveRule {
 	n, percent, ok := parseReserve(a.Reserve)
 	if !ok {
-		return 0
+		return ReserveRule{}
 	}
-	if percent {
-		return int64(math.Ceil(n * float64(limit) / 100))
+	return ReserveRule{n: n, percent: percent}
+}
+
+// Of is the reserve in calls for an org whose limit is limit.
+func (r ReserveRule) Of(limit int64) int64 {
+	if r.percent {
+		return int64(math.Ceil(r.n * float64(limit) / 100))
 	}
-	return int64(n)
+	return int64(r.n)
 }
 
 // parseReserve reads "10%", "2.5%" or "1500".

@@ -110,16 +110,17 @@ func (s *Set) Guard(upstream string, settings upstreams.AllowanceSettings) *Guar
 		// at 0, so that alerts see the first change
 		s.rec.AllowanceReserve(upstream, false)
 	}
-	g.settings.Store(&settings)
+	g.rule.Store(new(settings.Rule()))
 	return g
 }
 
 // Guard guards one upstream's org (upstreams.Allowance). Safe for
 // concurrent use.
 type Guard struct {
-	name     string
-	set      *Set
-	settings atomic.Pointer[upstreams.AllowanceSettings]
+	name string
+	set  *Set
+	// rule is the reserve of the upstream's settings, replaced by a reload.
+	rule atomic.Pointer[upstreams.ReserveRule]
 
 	mu sync.Mutex
 	// view is the freshest state known, observed at at (this replica's
@@ -181,6 +182,7 @@ func (g *Guard) Observe(ctx context.Context, u upstreams.Usage) {
 	g.trend.add(now, u.Used)
 	g.probeUntil = time.Time{}
 	reserve, engaged := g.decision()
+	g.gauges(reserve)
 	g.report(engaged, reserve)
 	share := g.set.shared != nil && (engaged || engaged != g.savedEngaged || now.Sub(g.savedAt) >= shareEvery)
 	if share {
@@ -204,6 +206,7 @@ func (g *Guard) Exceeded(ctx context.Context) time.Duration {
 	g.merge(st, now)
 	g.probeUntil = time.Time{}
 	reserve, _ := g.decision()
+	g.gauges(reserve)
 	g.report(true, reserve)
 	hold := g.hold(reserve)
 	g.savedAt, g.savedEngaged = now, true
@@ -229,7 +232,10 @@ func (g *Guard) refresh(ctx context.Context, now time.Time) {
 		return
 	}
 	g.mu.Lock()
-	g.merge(st, now.Add(-st.Age))
+	if g.merge(st, now.Add(-st.Age)) {
+		reserve, _ := g.decision()
+		g.gauges(reserve)
+	}
 	g.mu.Unlock()
 }
 
@@ -240,22 +246,29 @@ func (g *Guard) save(ctx context.Context, st State, now time.Time) {
 		return
 	}
 	g.mu.Lock()
-	g.merge(merged, now)
+	if g.merge(merged, now) {
+		reserve, _ := g.decision()
+		g.gauges(reserve)
+	}
 	g.mu.Unlock()
 }
 
 // merge takes st, observed at at, into the view: an observation newer by
 // more than MergeWindow replaces it, one within it raises the usage and
-// keeps a trip, an older one changes nothing.
-func (g *Guard) merge(st State, at time.Time) {
+// keeps a trip, an older one changes nothing. It reports whether the view
+// changed.
+func (g *Guard) merge(st State, at time.Time) bool {
 	st.Age = 0
+	before, beforeAt := g.view, g.at
 	switch {
 	case !g.known || at.Sub(g.at) > MergeWindow:
 		if st.Limit == 0 {
 			st.Limit = g.view.Limit
 		}
 		g.view, g.at, g.known = st, at, true
+		return true
 	case g.at.Sub(at) > MergeWindow:
+		return false
 	default:
 		g.view.Used = max(g.view.Used, st.Used)
 		g.view.Exceeded = g.view.Exceeded || st.Exceeded
@@ -265,13 +278,13 @@ func (g *Guard) merge(st State, at time.Time) {
 		if at.After(g.at) {
 			g.at = at
 		}
+		return g.view != before || !g.at.Equal(beforeAt)
 	}
 }
 
 // decision is the reserve in calls and whether it is engaged.
 func (g *Guard) decision() (reserve int64, engaged bool) {
-	s := g.settings.Load()
-	reserve = s.ReserveOf(g.view.Limit)
+	reserve = g.rule.Load().Of(g.view.Limit)
 	engaged = g.view.Exceeded || (reserve > 0 && g.view.Limit-g.view.Used < reserve)
 	return reserve, engaged
 }
@@ -282,12 +295,16 @@ func (g *Guard) hold(reserve int64) time.Duration {
 	return holdFor(g.view, reserve, slope, ok)
 }
 
-// report updates the gauges and logs a change of the decision.
+// gauges sets the usage gauges to the view.
+func (g *Guard) gauges(reserve int64) {
+	if g.view.Limit > 0 {
+		g.set.rec.AllowanceUsage(g.name, g.view.Used, g.view.Limit, reserve, g.at)
+	}
+}
+
+// report sets the engaged gauge and logs a change of the decision.
 func (g *Guard) report(engaged bool, reserve int64) {
 	rec := g.set.rec
-	if g.view.Limit > 0 {
-		rec.AllowanceUsage(g.name, g.view.Used, g.view.Limit, reserve, g.at)
-	}
 	if engaged == g.engaged {
 		return
 	}

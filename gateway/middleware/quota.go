@@ -87,8 +87,9 @@ func Quota(next http.Handler, d QuotaDeps) http.Handler {
 
 // setQuotaFields adds the windows' policy and limit items to h.
 func setQuotaFields(h http.Header, counts []quota.Count, now time.Time) {
-	policy := make([]byte, 0, 40*len(counts))
-	limit := make([]byte, 0, 40*len(counts))
+	var buf [2 * maxCounts * 48]byte
+	policy := buf[: 0 : len(buf)/2]
+	limit := buf[len(buf)/2 : len(buf)/2]
 	for i := range counts {
 		n := &counts[i]
 		if i > 0 {
@@ -98,6 +99,5 @@ func setQuotaFields(h http.Header, counts []quota.Count, now time.Time) {
 		policy = appendPolicyItem(policy, n.Name, n.Quota, n.Window)
 		limit = appendLimitItem(limit, n.Name, n.Remaining(), ceilSeconds(n.Reset.Sub(now)))
 	}
-	h.Add(PolicyField, string(policy))
-	h.Add(LimitField, string(limit))
+	addFields(h, policy, limit)
 }

@@ -111,7 +111,7 @@ type RatePolicy struct {
 // left and the seconds until the next one (the wait, when refused).
 func RateLimit(next http.Handler, l Limiter, p RatePolicy, w *call.Writer, now func() time.Time) http.Handler {
 	interval := time.Duration(float64(time.Second) / p.RequestsPerSecond)
-	policy := string(appendPolicyItem(nil, "rate", int64(p.Burst), int64(math.Ceil(float64(p.Burst)/p.RequestsPerSecond))))
+	policy := appendPolicyItem(nil, "rate", int64(p.Burst), int64(math.Ceil(float64(p.Burst)/p.RequestsPerSecond)))
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		c := call.From(r.Context())
 		ok, wait, left, err := l.Allow(r.Context(), c.Identity.UserID, now())
@@ -120,18 +120,17 @@ func RateLimit(next http.Handler, l Limiter, p RatePolicy, w *call.Writer, now f
 				RetryAfter: 1, Detail: "the rate limit store is unavailable", Cause: err})
 			return
 		}
-		h := rw.Header()
-		h.Add(PolicyField, policy)
+		var buf [64]byte
 		if !ok {
 			secs := ceilSeconds(wait)
-			h.Add(LimitField, string(appendLimitItem(make([]byte, 0, 24), "rate", 0, secs)))
+			addFields(rw.Header(), policy, appendLimitItem(buf[:0], "rate", 0, secs))
 			w.Error(rw, r, c, &envelope.Error{ID: envelope.RateLimited, Args: []string{strconv.FormatInt(secs, 10), c.Identity.UserID},
 				RetryAfter: int(secs)})
 			return
 		}
 		whole := math.Floor(left)
 		token := time.Duration((1 - (left - whole)) * float64(interval))
-		h.Add(LimitField, string(appendLimitItem(make([]byte, 0, 24), "rate", int64(whole), ceilSeconds(token))))
+		addFields(rw.Header(), policy, appendLimitItem(buf[:0], "rate", int64(whole), ceilSeconds(token)))
 		next.ServeHTTP(rw, r)
 	})
 }

@@ -22,6 +22,22 @@ const (
 	LimitField  = "RateLimit"
 )
 
+// The fields' keys in an http.Header, canonical (as Header.Add would make
+// them, without making them again on every answer).
+const (
+	policyKey = "Ratelimit-Policy"
+	limitKey  = "Ratelimit"
+)
+
+// addFields adds the policy and limit items to h, both in one string.
+// Neither slice is written to.
+func addFields(h map[string][]string, policy, limit []byte) {
+	var buf [512]byte
+	both := string(append(append(buf[:0], policy...), limit...))
+	h[policyKey] = append(h[policyKey], both[:len(policy)])
+	h[limitKey] = append(h[limitKey], both[len(policy):])
+}
+
 // appendPolicyItem appends the policy item `"name";q=q;w=w`.
 func appendPolicyItem(dst []byte, name string, q, w int64) []byte {
 	dst = appendSFString(dst, name)

@@ -150,26 +150,59 @@ type Count struct {
 func (c *Count) Remaining() int64 { return max(c.Quota-c.Used, 0) }
 
 // Counts appends to dst the windows a request of consumer to upstream
-// ("" when the request has no upstream) is counted in at now.
+// ("" when the request has no upstream) is counted in at now. Their keys
+// share one string.
 func (p *Policy) Counts(dst []Count, consumer, upstream string, now time.Time) []Count {
 	now = now.UTC()
 	y, m, d := now.Date()
 	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	month := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
-	dayID := strconv.Itoa(y*10000 + int(m)*100 + d)
-	monthID := strconv.Itoa(y*100 + int(m))
-	add := func(name string, quota int64, start, reset time.Time, id string) {
+	nextDay, nextMonth := day.AddDate(0, 0, 1), month.AddDate(0, 1, 0)
+	dayID, monthID := int64(y*10000+int(m)*100+d), int64(y*100+int(m))
+	type window struct {
+		name, suffix string
+		quota, id    int64
+		start, reset time.Time
+	}
+	var windows [maxWindows]window
+	n := 0
+	add := func(name, suffix string, quota int64, start, reset time.Time, id int64) {
 		if quota > 0 {
-			dst = append(dst, Count{Name: name, Quota: quota, Window: int64(reset.Sub(start) / time.Second), Reset: reset,
-				Key: "{" + consumer + "}:" + name + ":" + id})
+			windows[n] = window{name: name, suffix: suffix, quota: quota, id: id, start: start, reset: reset}
+			n++
 		}
 	}
-	nextDay, nextMonth := day.AddDate(0, 0, 1), month.AddDate(0, 1, 0)
-	add(Day, p.day, day, nextDay, dayID)
-	add(Month, p.month, month, nextMonth, monthID)
+	add(Day, "", p.day, day, nextDay, dayID)
+	add(Month, "", p.month, month, nextMonth, monthID)
 	if l, ok := p.upstreams[upstream]; ok && upstream != "" {
-		add(upstream+"-"+Day, l.PerDay, day, nextDay, dayID)
-		add(upstream+"-"+Month, l.PerMonth, month, nextMonth, monthID)
+		add(upstream, "-"+Day, l.PerDay, day, nextDay, dayID)
+		add(upstream, "-"+Month, l.PerMonth, month, nextMonth, monthID)
+	}
+	// "{consumer}:name:id" for each window, in one buffer; a count's name
+	// is the middle of its key
+	type span struct{ start, name, end int }
+	var spans [maxWindows]span
+	var room [256]byte
+	buf := room[:0]
+	for i := range n {
+		w := &windows[i]
+		sp := &spans[i]
+		sp.start = len(buf)
+		buf = append(append(append(buf, '{'), consumer...), "}:"...)
+		sp.name = len(buf)
+		buf = append(append(append(buf, w.name...), w.suffix...), ':')
+		buf = strconv.AppendInt(buf, w.id, 10)
+		sp.end = len(buf)
+	}
+	keys := string(buf)
+	for i := range n {
+		w, sp := &windows[i], spans[i]
+		dst = append(dst, Count{Name: keys[sp.name : sp.name+len(w.name)+len(w.suffix)], Quota: w.quota,
+			Window: int64(w.reset.Sub(w.start) / time.Second), Reset: w.reset, Key: keys[sp.start:sp.end]})
 	}
 	return dst
 }
+
+// maxWindows is the most windows of a request: a day and a month, overall
+// and for its upstream.
+const maxWindows = 4
