@@ -22,7 +22,7 @@ import (
 type AllowanceSettings struct {
 	// Reserve is the part of the allowance kept for essential routes and
 	// callers (routes[].essential, auth.apiKeys[].essential,
-	// auth.quotas.essential): a percentage of the org's limit ("10%") or a
+	// auth.essential): a percentage of the org's limit ("10%") or a
 	// number of calls ("1500"). When fewer calls than this remain, every
 	// other call is refused before it reaches the backend (CALLOUT_FAILED
 	// 503 with Retry-After). Default none: only a REQUEST_LIMIT_EXCEEDED

@@ -51,8 +51,8 @@ type Settings struct {
 	Auth AuthSettings `yaml:"auth"`
 	// Allowance protects the allowance of API calls of the org behind
 	// this upstream (a Salesforce org): a reserve for essential calls and
-	// an idle poll of its usage. A change reloads (the guard's state is
-	// kept).
+	// an idle poll of its usage. A change reloads: the upstream's client is
+	// rebuilt (its breaker starts again), the usage it knows is kept.
 	Allowance AllowanceSettings `yaml:"allowance"`
 	// Options are adapter-specific settings (apiVersion, header names,
 	// communityId ...), validated by the adapter.

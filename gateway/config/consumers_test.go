@@ -51,6 +51,8 @@ func TestValidateQuotasAndAllowance(t *testing.T) {
 			wants: []string{"upstreams.data.allowance.poll: must be 0 (off) or at least 1m0s"}},
 		{desc: "an unknown key has its path", yaml: "upstreams: {data: {url: sandbox, allowance: {reserved: 10%}}}",
 			wants: []string{"upstreams.data.allowance.reserved (line 2): unknown key; did you mean reserve?"}},
+		{desc: "the collector has no allowance", yaml: "log: {collector: {allowance: {reserve: 10%}}}",
+			wants: []string{"log.collector.allowance: the collector is no org with an API allowance"}},
 		{desc: "a quota key misspelt", yaml: ups + "auth: {quotas: {default: {perday: 5}}}",
 			wants: []string{"auth.quotas.default.perday (line 3): unknown key; did you mean perDay?"}},
 	}

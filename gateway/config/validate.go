@@ -187,6 +187,9 @@ func validateLog(p *problems, l *Log) {
 	if len(c.Options) > 0 {
 		p.add("log.collector.options", "the collector's client takes no options")
 	}
+	if c.Allowance.Configured() {
+		p.add("log.collector.allowance", "the collector is no org with an API allowance")
+	}
 	// log.collectorURL is checked above, as the whole URL batches go to.
 	c.URL = upstreams.SandboxURL
 	p.errs = append(p.errs, c.Validate("log.collector")...)
