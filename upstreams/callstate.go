@@ -12,8 +12,8 @@ import (
 // call options. Bind it with WithCallState; a call whose context carries
 // none sends with the upstream's own settings and records nothing.
 //
-// Fill Trace and Options before the state is shared with other goroutines;
-// afterwards only Timing changes. A CallState must not be copied once
+// Fill Trace, Options and Essential before the state is shared with other
+// goroutines; afterwards only Timing and Usage change. A CallState must not be copied once
 // bound.
 type CallState struct {
 	// Timing accumulates the time spent in calls: the client adds every
@@ -31,6 +31,13 @@ type CallState struct {
 	// the validators their first GET sends, what its answer said
 	// (CacheExchange). Nil costs nothing.
 	Cache *CacheExchange
+	// Essential marks the caller as essential (an API key or role the
+	// configuration names): its calls pass an upstream's allowance
+	// reserve (AllowanceSettings.Reserve), as an essential route's do.
+	Essential bool
+	// Usage is the last API usage an answer of these calls reported
+	// (Sforce-Limit-Info), for the call log.
+	Usage UsageSeen
 
 	// node is the context node of the first WithCallState, kept here so
 	// that binding a state allocates nothing of its own.
@@ -97,4 +104,7 @@ type CallOptions struct {
 	// fails at the first read past it (ErrAnswerTooLarge, 502). Zero: the
 	// upstream's maxAnswerBytes.
 	MaxAnswer int64
+	// Essential lets the route's calls pass an upstream's allowance
+	// reserve (routes[].essential).
+	Essential bool
 }

@@ -46,6 +46,9 @@ type Client struct {
 	// ownFlowControl: the caller waits out 429 and 503 itself
 	// (WithOwnFlowControl).
 	ownFlowControl bool
+	// allowance, when not nil, guards the org's API allowance
+	// (WithAllowance).
+	allowance Allowance
 }
 
 // Option sets a part of a Client that is code rather than settings.
@@ -142,6 +145,13 @@ func (c *Client) Close() { c.transport.CloseIdleConnections() }
 func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	k := &call{c: c, parent: req.Context(), start: time.Now()}
 	k.state = CallStateFrom(k.parent)
+	if c.allowance != nil {
+		if e := k.admitAllowance(); e != nil {
+			closeRequestBody(req)
+			k.report(KindReserved.String(), k.elapsed())
+			return nil, e
+		}
+	}
 	var opts CallOptions
 	if k.state != nil {
 		opts = k.state.Options
@@ -327,6 +337,9 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 		}
 		k.sent = true
 		resp, err := k.roundTrip(out)
+		if err == nil && c.allowance != nil {
+			k.observeUsage(resp.Header)
+		}
 		switch {
 		case err != nil:
 			last = k.classify(err)

@@ -49,6 +49,11 @@ type Settings struct {
 	// Auth holds the credentials sent to this backend. Values come from the
 	// environment through ${VAR} expansion and are never logged.
 	Auth AuthSettings `yaml:"auth"`
+	// Allowance protects the allowance of API calls of the org behind
+	// this upstream (a Salesforce org): a reserve for essential calls and
+	// an idle poll of its usage. A change reloads: the upstream's client is
+	// rebuilt (its breaker starts again), the usage it knows is kept.
+	Allowance AllowanceSettings `yaml:"allowance"`
 	// Options are adapter-specific settings (apiVersion, header names,
 	// communityId, a workflow engine's engineVersion ...), validated by the
 	// adapter.

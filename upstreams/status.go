@@ -135,6 +135,11 @@ func (c *Client) classifyAnswer(req *http.Request, resp *http.Response) *Error {
 	if e.Kind == KindLimited && c.ownFlowControl {
 		e.RetryAfter, _ = givenRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
+	if e.Kind == KindLimited && e.Code == CodeRequestLimitExceeded && c.allowance != nil {
+		// The org's allowance is spent: the guard trips for every caller
+		// and says when it expects the window to have freed some.
+		e.RetryAfter = c.allowance.Exceeded(req.Context())
+	}
 	if e.Kind == KindRejected {
 		resp.Body = struct {
 			io.Reader

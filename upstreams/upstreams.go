@@ -76,6 +76,10 @@ const (
 	// KindRetired: the backend retired the resource or the API version the
 	// gateway is configured for (410): 502.
 	KindRetired
+	// KindReserved: the rest of the org's API allowance is reserved for
+	// essential calls (AllowanceSettings.Reserve); nothing was sent (503
+	// with RetryAfter).
+	KindReserved
 )
 
 // String names the kind for logs and the upstream-call metric's outcome label.
@@ -101,6 +105,8 @@ func (k Kind) String() string {
 		return "limited"
 	case KindRetired:
 		return "retired"
+	case KindReserved:
+		return "reserved"
 	}
 	return "unknown"
 }
@@ -120,7 +126,9 @@ type Error struct {
 	// NOT_FOUND, ...).
 	Code string
 	// RetryAfter is, for KindOpen, how long until the breaker half-opens;
-	// for KindLimited, the backend's Retry-After (or a computed one).
+	// for KindLimited, the backend's Retry-After (or a computed one; the
+	// allowance's estimate for REQUEST_LIMIT_EXCEEDED); for KindReserved,
+	// when the org's usage is estimated to leave the reserve.
 	RetryAfter time.Duration
 	// Err is the underlying error, if any.
 	Err error
@@ -180,9 +188,9 @@ func (nopObserver) BreakerChanged(string, string, string)  {}
 
 // StatusFor maps an error of a call to the status the gateway answers with,
 // in one place: KindCanceled 499 (logged only; the client is gone),
-// KindTimeout 504, KindOpen, KindBulkheadFull and KindLimited 503,
-// KindRejected the backend's status, everything else (KindCredentials and
-// KindRetired included) 502. nil is 200.
+// KindTimeout 504, KindOpen, KindBulkheadFull, KindLimited and
+// KindReserved 503, KindRejected the backend's status, everything else
+// (KindCredentials and KindRetired included) 502. nil is 200.
 func StatusFor(err error) int {
 	if err == nil {
 		return http.StatusOK
@@ -193,7 +201,7 @@ func StatusFor(err error) int {
 			return StatusClientClosedRequest
 		case KindTimeout:
 			return http.StatusGatewayTimeout
-		case KindOpen, KindBulkheadFull, KindLimited:
+		case KindOpen, KindBulkheadFull, KindLimited, KindReserved:
 			return http.StatusServiceUnavailable
 		case KindRejected:
 			if ue.Status >= 400 && ue.Status < 500 {

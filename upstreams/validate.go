@@ -214,6 +214,7 @@ func (s Settings) Validate(path string) []error {
 	}
 	errs = append(errs, s.Auth.OAuth.validate(path+".auth.oauth")...)
 	s.Cache.validate(bad)
+	errs = append(errs, s.Allowance.validate(path+".allowance")...)
 	return errs
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,14 +33,32 @@ type sandboxes struct {
 	mu      sync.Mutex
 	dataDir string
 	logger  *slog.Logger
-	srv     sandboxServer
+	// apiLimit is the sandbox org's allowance of API requests per 24
+	// hours (GATEWAY_SANDBOX_API_LIMIT); 0: its default.
+	apiLimit int
+	srv      sandboxServer
+}
+
+// sandboxAPILimit reads GATEWAY_SANDBOX_API_LIMIT, the sandbox org's
+// allowance of API requests per rolling 24 hours: empty is the default
+// (15000, a Developer Edition's).
+func sandboxAPILimit(getenv func(string) string) (int, error) {
+	v := strings.TrimSpace(getenv("GATEWAY_SANDBOX_API_LIMIT"))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("GATEWAY_SANDBOX_API_LIMIT: must be a positive number of API requests per 24 hours, not %q", v)
+	}
+	return n, nil
 }
 
 func (s *sandboxes) url(name, flavour string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.srv == nil {
-		srv, err := startSandbox(s.dataDir, s.logger)
+		srv, err := startSandbox(s.dataDir, s.logger, s.apiLimit)
 		if err != nil {
 			return "", err
 		}

@@ -9,6 +9,6 @@ import "log/slog"
 const sandboxBuilt = false
 
 // startSandbox fails: there is no sandbox to start.
-func startSandbox(string, *slog.Logger) (sandboxServer, error) {
+func startSandbox(string, *slog.Logger, int) (sandboxServer, error) {
 	return nil, errNoSandbox
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/restgate/gateway/gateway/allowance"
 	"github.com/restgate/gateway/gateway/app"
 	"github.com/restgate/gateway/gateway/cache"
 	"github.com/restgate/gateway/gateway/calllog"
@@ -20,6 +21,7 @@ import (
 	"github.com/restgate/gateway/gateway/duplicates"
 	"github.com/restgate/gateway/gateway/metrics"
 	"github.com/restgate/gateway/gateway/middleware"
+	"github.com/restgate/gateway/gateway/quota"
 	"github.com/restgate/gateway/gateway/reload"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/gateway/server"
@@ -80,7 +82,11 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		logger.Info("upload spool swept of what stopped gateways left", "dirs", swept.Dirs, "files", swept.Files,
 			"bytes", swept.Bytes, "skipped", swept.Skipped)
 	}
-	sb := &sandboxes{dataDir: cfg.Server.DataDir, logger: logger}
+	apiLimit, err := sandboxAPILimit(getenv)
+	if err != nil {
+		return err
+	}
+	sb := &sandboxes{dataDir: cfg.Server.DataDir, logger: logger, apiLimit: apiLimit}
 	defer sb.close()
 	store, err := cluster.Open(cfg.Cluster, m, logger)
 	if err != nil {
@@ -91,6 +97,12 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	if localCalls(cfg.Log, terminal) {
 		callLog = calllog.NewLocal(shipper, logger)
 	}
+	// The orgs' allowance and the consumers' quotas outlive reloads, in
+	// the cluster store when it is Redis.
+	guards := allowance.NewSet(store.Allowance(), m, logger, nil)
+	consumers := quota.NewMemory(cfg.Auth.Quotas.MaxConsumers, nil)
+	quotas := quota.NewCounter(store.Quotas(consumers), consumers, nil)
+	m.SetQuotaSource(quotas)
 	shared := &app.Shared{
 		Logger: logger, Metrics: m, CallLog: callLog, Cluster: store,
 		Duplicates:    store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries)),
@@ -98,6 +110,8 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		Tracer:        tr.Tracer(),
 		Spool:         uploads,
 		CacheRecorder: cacheMetrics,
+		Allowances:    guards,
+		Quotas:        quotas,
 	}
 	gw, err := app.Build(ctx, cfg, table, shared)
 	if err != nil {
@@ -114,6 +128,8 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 		return err
 	}
 	srv.HandleAdmin("POST /admin/cache/purge", cache.PurgeHandler(shared.ResponseCache))
+	srv.HandleAdmin("GET /admin/quotas", quotas.Handler())
+	srv.HandleAdmin("GET /admin/allowance", guards.Handler())
 	if fingerprint != "" {
 		logger.Info("self-signed TLS certificate generated", "sha256_fingerprint", fingerprint)
 	}

@@ -18,10 +18,16 @@ import (
 // backendPath is the B1 list path, asked of the backend and the proxy.
 const backendPath = "/api/v1/account/"
 
+// usageHeader is the org's usage the backend reports with -usage-header,
+// as a Salesforce org does on every answer: a guarded upstream reads it,
+// and it is far from any reserve.
+const usageHeader = "api-usage=18/1000000000"
+
 // backendHandler answers the list on the B1 path and 404 elsewhere: the
 // fixed list of 20 accounts, or, asked with ?limit=N&offset=0, N
-// generated records.
-func backendHandler() http.Handler {
+// generated records; with usage, every answer reports an org's API usage
+// in Sforce-Limit-Info.
+func backendHandler(usage bool) http.Handler {
 	list := sandboxaccounts.FixedList()
 	var lists recordLists
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -39,6 +45,9 @@ func backendHandler() http.Handler {
 			body = lists.get(n)
 		}
 		h := w.Header()
+		if usage {
+			h["Sforce-Limit-Info"] = []string{usageHeader}
+		}
 		h["Content-Type"] = []string{"application/json"}
 		h["Content-Length"] = []string{strconv.Itoa(len(body))}
 		_, _ = w.Write(body)

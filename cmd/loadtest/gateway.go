@@ -39,11 +39,16 @@ func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error
 // to collector; env adds to its environment. With secure the API listener
 // serves TLS with the gateway's own self-signed certificate.
 func startGateway(ctx context.Context, bin, dir, host, engine string, secure bool, backend, collector string, env []string) (*child, error) {
+	return startGatewayOn(ctx, apptest.AccountsConfig, bin, dir, host, engine, secure, backend, collector, env)
+}
+
+// startGatewayOn is startGateway on the configuration config.
+func startGatewayOn(ctx context.Context, config, bin, dir, host, engine string, secure bool, backend, collector string, env []string) (*child, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	cfgPath := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(cfgPath, []byte(apptest.AccountsConfig), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
 		return nil, err
 	}
 	api, err := freeAddr(host)

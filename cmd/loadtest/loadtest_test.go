@@ -249,7 +249,7 @@ func FuzzParseIO(f *testing.F) {
 
 func TestCheckEnvelope(t *testing.T) {
 	t.Parallel()
-	h := backendHandler()
+	h := backendHandler(false)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, backendPath, nil))
 	require.Equal(t, http.StatusOK, rec.Code)

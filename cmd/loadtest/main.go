@@ -42,6 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o options
 	o.register(fs)
 	serveBackend := fs.Bool("serve-backend", false, "internal: serve the fixed account backend and print its address")
+	usage := fs.Bool("usage-header", false, "internal: with -serve-backend, report an org's API usage on every answer (Sforce-Limit-Info)")
 	serveProxy := fs.String("serve-proxy", "", "internal: serve a reverse proxy to this backend URL and print its address")
 	serveTLS := fs.Bool("serve-tls", false, "internal: with -serve-proxy, serve over TLS with a self-signed certificate")
 	if err := fs.Parse(args); err != nil {
@@ -50,7 +51,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch {
 	case *serveBackend:
-		err = serveChild(ctx, o.host, stdout, backendHandler(), nil)
+		err = serveChild(ctx, o.host, stdout, backendHandler(*usage), nil)
 	case *serveProxy != "":
 		var h *httputil.ReverseProxy
 		var cfg *tls.Config

@@ -30,6 +30,11 @@ const (
 	targetGatewayStd = "gateway-std"
 	// targetGatewayRedis is the gateway on the redis store (-cluster).
 	targetGatewayRedis = "gateway-redis"
+	// targetGatewayQuota is the gateway counting quotas and guarding an
+	// allowance (-quota), targetGatewayRedisQuota the same on the redis
+	// store (-quota -cluster).
+	targetGatewayQuota      = "gateway-quota"
+	targetGatewayRedisQuota = "gateway-redis-quota"
 	// targetNginx is nginx's proxy_pass to the backend (-nginx).
 	targetNginx = "nginx"
 	// The TLS targets (-tls): the bare Go reverse proxy behind a TLS
@@ -48,6 +53,12 @@ func (o *options) targetNames() []string {
 	}
 	if o.cluster {
 		names = append(names, targetGatewayRedis)
+	}
+	if o.quota {
+		names = append(names, targetGatewayQuota)
+		if o.cluster {
+			names = append(names, targetGatewayRedisQuota)
+		}
 	}
 	for _, r := range o.tracing {
 		names = append(names, tracedName(r))
@@ -166,7 +177,11 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	}
 	defer stopCollector()
 
-	backend, err := startChild(ctx, targetBackend, childCommand(self, "-serve-backend", "-host", o.host))
+	backendArgs := []string{"-serve-backend", "-host", o.host}
+	if o.quota {
+		backendArgs = append(backendArgs, "-usage-header")
+	}
+	backend, err := startChild(ctx, targetBackend, childCommand(self, backendArgs...))
 	if err != nil {
 		return nil, err
 	}
@@ -220,6 +235,15 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		}
 		defer shared.stop()
 		endpoints = append(endpoints, endpoint{name: targetGatewayRedis, base: shared.gw.url, path: gatewayPath, proc: shared.gw})
+	}
+	var quotaEnds quotaEndpoints
+	if o.quota {
+		quotaEnds, err = startQuotaGateways(ctx, bin, dir, o.host, backend.url, lines.url, env, shared)
+		gateways = append(gateways, quotaEnds.gateways...)
+		if err != nil {
+			return nil, err
+		}
+		endpoints = append(endpoints, quotaEnds.endpoints...)
 	}
 	var sink *spanSink
 	if len(o.tracing) > 0 {
@@ -330,12 +354,19 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 			return nil, err
 		}
 	}
+	var quota *quotaReport
+	if o.quota {
+		if quota, err = quotaEnds.scrape(); err != nil {
+			return nil, err
+		}
+	}
 	stopGateways() // flushes the call logs and the spans
 	if shared != nil {
 		shared.stopGateway()
 	}
 	rep := newReport(o, runs, lines.Load())
 	rep.addCluster(cluster)
+	rep.addQuota(quota)
 	if sink != nil {
 		rep.addTracing(runs[0].targets, int64(sink.SpanCount()))
 	}

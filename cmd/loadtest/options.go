@@ -27,6 +27,10 @@ type options struct {
 	// cluster adds the gateway on the redis store beside the one on the
 	// memory store, both with a rate limit that never refuses.
 	cluster bool
+	// quota adds the gateway with every request counted in a quota and
+	// its upstream guarded by an org allowance (and its redis twin with
+	// cluster); the backend then reports an org's usage on every answer.
+	quota bool
 	// records are the payload sweep's list sizes; empty: the fixed list
 	// of 20 accounts only.
 	records []int
@@ -63,6 +67,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway during its first measured stretch to this file")
 	fs.BoolVar(&o.std, "std", true, "also measure the gateway with both HTTP/1 engine switches on std (target gateway-std)")
 	fs.BoolVar(&o.gzip, "gzip", false, "the client sends Accept-Encoding: gzip and the gateways compress (server.compression on); answers are read as sent, compressed")
+	fs.BoolVar(&o.quota, "quota", false, "also run the gateway with a quota counting every request and its upstream guarded by an org allowance read from every answer (target gateway-quota; gateway-redis-quota too with -cluster)")
 	fs.BoolVar(&o.cluster, "cluster", false, "also run the gateway with cluster.store redis against a local redis-server; both gateways rate-limit (a limit never reached)")
 	fs.Func("records", "payload sweep: comma-separated list sizes, e.g. 2,20,200,2000 (Salesforce-style records with attributes and nulls, asked with limit and offset)", func(v string) error {
 		var err error

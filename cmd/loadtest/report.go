@@ -40,6 +40,9 @@ type report struct {
 	CallLogLines int64 `json:"callLogLines"`
 	// Cluster compares the redis store with the memory store (-cluster).
 	Cluster *clusterReport `json:"cluster,omitempty"`
+	// Quota compares the gateways counting quotas and guarding an
+	// allowance with the same without (-quota).
+	Quota *quotaReport `json:"quota,omitempty"`
 	// Tracing compares the traced gateways with the untraced one in the
 	// first scenario (-tracing).
 	Tracing *tracingReport `json:"tracing,omitempty"`
@@ -231,6 +234,7 @@ func (r *report) writeTable(w io.Writer) {
 		fmt.Fprintf(w, "redis-server CPU per gateway-redis request: %.1f µs (warm-up included); store errors %.0f, local decisions %.0f\n",
 			c.RedisCPUMicrosPerR, c.StoreErrors, c.LocalDecisions)
 	}
+	r.Quota.writeTable(w)
 	r.Tracing.writeTable(w)
 }
 

@@ -65,7 +65,7 @@ func TestSweepFlagsRefuseBadLists(t *testing.T) {
 // attributes and some nulls, and the fixed list otherwise.
 func TestBackendRecords(t *testing.T) {
 	t.Parallel()
-	h := backendHandler()
+	h := backendHandler(false)
 	for _, n := range []int{1, 2, 20, 200} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, backendPath+pagePath(n), nil))

@@ -17,6 +17,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/restgate/gateway/gateway/allowance"
 	"github.com/restgate/gateway/gateway/cache"
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/calllog"
@@ -25,6 +26,7 @@ import (
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/gateway/identity"
 	"github.com/restgate/gateway/gateway/middleware"
+	"github.com/restgate/gateway/gateway/quota"
 	"github.com/restgate/gateway/gateway/router"
 	"github.com/restgate/gateway/gateway/routes"
 	"github.com/restgate/gateway/gateway/spool"
@@ -58,9 +60,18 @@ type Shared struct {
 	// CacheRecorder receives the response cache's metrics; nil records
 	// nothing.
 	CacheRecorder cache.Recorder
+	// Allowances are the guards of the orgs' API allowance, one per
+	// upstream, kept across reloads (gateway/allowance). Nil: the first
+	// Build makes them, shared through Cluster when it is Redis.
+	Allowances *allowance.Set
+	// Quotas count the consumers' quotas, across reloads (gateway/quota).
+	// Nil: the first Build makes it, in Cluster when it is Redis.
+	Quotas *quota.Counter
 
-	spoolOnce sync.Once
-	spoolErr  error
+	spoolOnce     sync.Once
+	spoolErr      error
+	allowanceOnce sync.Once
+	quotaOnce     sync.Once
 	// cacheMu guards Cache once the gateway runs (ResponseCache).
 	cacheMu sync.Mutex
 }
@@ -151,7 +162,7 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 	if now == nil {
 		now = time.Now
 	}
-	ups, err := sh.Upstreams.ResolveFor(cfg.Upstreams, refusalKinds(cfg))
+	ups, err := sh.Upstreams.ResolveFor(cfg.Upstreams, refusalKinds(cfg), sh.allowances())
 	if err != nil {
 		return nil, err
 	}
@@ -200,6 +211,7 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 		return nil, err
 	}
 
+	pollAllowances(bgCtx, cfg, ups, sh.allowances())
 	compress, err := middleware.Compress(cfg.Server.Compression)
 	if err != nil {
 		stop()
@@ -254,7 +266,13 @@ func chain(routes http.Handler, cfg *config.Config, sh *Shared, authn identity.A
 		if sh.Cluster != nil {
 			limiter = sh.Cluster.Limiter(rl.RequestsPerSecond, rl.Burst, limiter)
 		}
-		layers = append(layers, func(h http.Handler) http.Handler { return middleware.RateLimit(h, limiter, w, now) })
+		policy := middleware.RatePolicy{RequestsPerSecond: rl.RequestsPerSecond, Burst: rl.Burst}
+		layers = append(layers, func(h http.Handler) http.Handler { return middleware.RateLimit(h, limiter, policy, w, now) })
+	}
+	if q := quotaLayer(cfg, sh, w, e.route, now); q != nil {
+		// per verified caller, after the rate limit: a request the rate
+		// limit refuses uses none of the quota
+		layers = append(layers, q)
 	}
 	h := routes
 	for i := len(layers) - 1; i >= 0; i-- {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -272,12 +273,17 @@ func goldenFile(t *testing.T, name string, got []byte) {
 func TestRateLimit(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, baseConfig+"auth: {rateLimit: {requestsPerSecond: 1, burst: 2}}\n", nil)
-	for range 2 {
+	for i := range 2 {
 		rec, _ := h.do(t, "GET", "/v1/settings/endpoints", "", nil)
 		require.Equal(t, 200, rec.Code)
+		// the limit describes itself (draft-ietf-httpapi-ratelimit-headers):
+		// two requests per two seconds, the tokens left, a second to the next
+		assert.Equal(t, []string{`"rate";q=2;w=2`}, rec.Header().Values("RateLimit-Policy"))
+		assert.Equal(t, []string{`"rate";r=` + strconv.Itoa(1-i) + `;t=1`}, rec.Header().Values("RateLimit"))
 	}
 	rec, env := h.do(t, "GET", "/v1/settings/endpoints", "", nil)
 	assert.Equal(t, 429, rec.Code)
 	assert.Equal(t, "RATE_LIMITED", responseID(env))
 	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+	assert.Equal(t, `"rate";r=0;t=1`, rec.Header().Get("RateLimit"))
 }

@@ -42,8 +42,18 @@ func benchGateway(tb testing.TB, list []byte, extra ...string) (http.Handler, *a
 // (nil: tracing off).
 func benchGatewayWith(tb testing.TB, list []byte, tracer trace.Tracer, extra ...string) (http.Handler, *atomic.Int64) {
 	tb.Helper()
+	return benchGatewayOn(tb, apptest.AccountsConfig, "", list, tracer, extra...)
+}
+
+// benchGatewayOn is benchGatewayWith on the configuration text, its
+// backend sending usage in Sforce-Limit-Info when not empty.
+func benchGatewayOn(tb testing.TB, text, usage string, list []byte, tracer trace.Tracer, extra ...string) (http.Handler, *atomic.Int64) {
+	tb.Helper()
 	length := strconv.Itoa(len(list))
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if usage != "" {
+			w.Header().Set("Sforce-Limit-Info", usage)
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", length)
 		_, _ = w.Write(list)
@@ -60,7 +70,7 @@ func benchGatewayWith(tb testing.TB, list []byte, tracer trace.Tracer, extra ...
 	for i := 0; i+1 < len(extra); i += 2 {
 		env[extra[i]] = extra[i+1]
 	}
-	cfg, err := config.Parse([]byte(apptest.AccountsConfig), func(k string) string { return env[k] })
+	cfg, err := config.Parse([]byte(text), func(k string) string { return env[k] })
 	require.NoError(tb, err)
 	table := tabled(tb, cfg)
 	reg := prometheus.NewRegistry()

@@ -195,8 +195,12 @@ func TestBackendAnswersAreNeverTheClientsCredentials(t *testing.T) {
 		a := o.get(t, q)
 		assert.Equal(t, http.StatusServiceUnavailable, a.status)
 		assert.Equal(t, "CALLOUT_FAILED", a.ResponseCode.ID)
+		assert.Contains(t, a.raw, "the org's API request limit is exceeded")
 		assert.NotEmpty(t, a.header.Get("Retry-After"))
-		assert.Equal(t, http.StatusOK, o.get(t, q).status)
+		a = o.get(t, q)
+		assert.Equal(t, http.StatusServiceUnavailable, a.status, "the guard tripped: the next call is not sent")
+		assert.Contains(t, a.raw, "the org's API allowance is reserved for essential calls")
+		assert.NotEmpty(t, a.header.Get("Retry-After"))
 	})
 	t.Run("retired version", func(t *testing.T) {
 		t.Parallel()

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/restgate/gateway/gateway/allowance"
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/upstreams"
 	"github.com/restgate/gateway/upstreams/dataapi"
@@ -54,13 +55,16 @@ func NewUpstreamSet(obs upstreams.Observer, sandbox func(name, flavour string) (
 // requests still running on them finish (Close only drops idle connections).
 // No 403 of these upstreams is a business refusal; ResolveFor says which are.
 func (s *UpstreamSet) Resolve(cfg map[string]upstreams.Settings) (map[string]Upstream, error) {
-	return s.ResolveFor(cfg, nil)
+	return s.ResolveFor(cfg, nil, nil)
 }
 
 // ResolveFor is Resolve with, per upstream name, the kind of route whose
-// BusinessRefusal (businessRefusals) its client uses; an upstream not named
-// has none.
-func (s *UpstreamSet) ResolveFor(cfg map[string]upstreams.Settings, refusalKinds map[string]string) (map[string]Upstream, error) {
+// BusinessRefusal (businessRefusals) its client uses (an upstream not named
+// has none), and the allowance guards the clients of data and files
+// upstreams, and of upstreams with an allowance configured, consult (nil:
+// none).
+func (s *UpstreamSet) ResolveFor(cfg map[string]upstreams.Settings, refusalKinds map[string]string,
+	guards *allowance.Set) (map[string]Upstream, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tokens := s.tokens[:0:0]
@@ -79,6 +83,9 @@ func (s *UpstreamSet) ResolveFor(cfg map[string]upstreams.Settings, refusalKinds
 		c, ok := s.clients[name]
 		if !ok || !reflect.DeepEqual(c.Settings().WithoutCache(), settings.WithoutCache()) || s.refusals[name] != kind {
 			opts := []upstreams.Option{upstreams.WithBusinessRefusal(businessRefusals()[kind])}
+			if guards != nil && guarded(kind, settings) {
+				opts = append(opts, upstreams.WithAllowance(guards.Guard(name, settings.Allowance)))
+			}
 			if o := settings.Auth.OAuth; o.Flow != "" {
 				t, err := s.tokensOf(name, o, settings, &tokens)
 				if err != nil {

@@ -20,6 +20,9 @@ import (
 type Identity struct {
 	UserID string
 	Roles  []string
+	// Key names the API key the caller presented (config.APIKey.ID: the
+	// start of its digest, never the key); empty in the other modes.
+	Key string
 }
 
 // HasRole reports whether the caller holds one of roles.

@@ -2,6 +2,7 @@ package calllog
 
 import (
 	"context"
+	"encoding/binary"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -179,10 +180,20 @@ func TestItemRoundTrip(t *testing.T) {
 	it.e.SpanID = trace.SpanID{1, 2, 3, 4, 5, 6, 7, 8}
 	it.e.TraceFlags = trace.FlagsSampled
 	it.e.Duplicate, it.e.ResponseCode, it.e.UpstreamTime = true, "URL_INVALID", 0.25
+	it.e.APIUsage = upstreams.Usage{Used: 18, Limit: 15000}
 	var got item
 	require.NoError(t, decodeItem(encodeItem(nil, &it), &got))
 	assert.Equal(t, it, got)
 	b := encodeItem(nil, &it)
 	assert.Error(t, decodeItem(b[:len(b)-1], &got), "cut short")
 	assert.Error(t, decodeItem(append(b, 0), &got), "trailing bytes")
+
+	// A record of version 1, written before the API usage was logged (the
+	// last two varints here), is read without it.
+	usage := len(binary.AppendUvarint(binary.AppendUvarint(nil, 18), 15000))
+	v1 := append([]byte{recordVersionV1}, b[1:len(b)-usage]...)
+	require.NoError(t, decodeItem(v1, &got))
+	want := it
+	want.e.APIUsage = upstreams.Usage{}
+	assert.Equal(t, want, got)
 }

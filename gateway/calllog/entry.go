@@ -19,6 +19,7 @@ import (
 
 	"github.com/restgate/gateway/gateway/envelope"
 	"github.com/restgate/gateway/mapping"
+	"github.com/restgate/gateway/upstreams"
 )
 
 // Entry is one call as the log sees it. The first group of fields makes up
@@ -61,6 +62,9 @@ type Entry struct {
 	UpstreamTime float64
 	// Duplicate marks a call the duplicate detector saw within its window.
 	Duplicate bool
+	// APIUsage is the org's API usage the call's last upstream answer
+	// reported (Sforce-Limit-Info); Limit 0 when none did.
+	APIUsage upstreams.Usage
 }
 
 // AppendLine appends the seed's text line for e, with body in place of
@@ -93,7 +97,8 @@ func AppendLine(dst []byte, e *Entry, body []byte) []byte {
 
 // AppendJSON appends e as one JSON object (no trailing newline) with every
 // field, body in place of e.Body as a JSON string. Empty user, trace and span
-// ids are JSON null. Invalid UTF-8 is replaced by U+FFFD, so the object is
+// ids are JSON null, and so is apiUsage ({"used", "limit"}) when no answer
+// reported it. Invalid UTF-8 is replaced by U+FFFD, so the object is
 // always valid JSON.
 func AppendJSON(dst []byte, e *Entry, body []byte) []byte {
 	dst = append(dst, '{')
@@ -147,7 +152,16 @@ func appendJSONFields(dst []byte, e *Entry, body []byte) []byte {
 	dst = append(dst, `,"upstreamTime":`...)
 	dst = appendMillis(dst, e.UpstreamTime)
 	dst = append(dst, `,"duplicate":`...)
-	return strconv.AppendBool(dst, e.Duplicate)
+	dst = strconv.AppendBool(dst, e.Duplicate)
+	dst = append(dst, `,"apiUsage":`...)
+	if e.APIUsage.Limit <= 0 {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, `{"used":`...)
+	dst = strconv.AppendInt(dst, e.APIUsage.Used, 10)
+	dst = append(dst, `,"limit":`...)
+	dst = strconv.AppendInt(dst, e.APIUsage.Limit, 10)
+	return append(dst, '}')
 }
 
 func orNull(s string) string {

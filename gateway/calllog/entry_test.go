@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/restgate/gateway/upstreams"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -34,7 +36,7 @@ func goldenEntries() []struct {
 				Time: at, Text: "GET accounts", UserID: "u-42", TraceID: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 				TotalTime: 12.34567, Method: "HTTPGET", Path: "/v1/accounts/001", Route: "/{version}/accounts/{id}",
 				Version: "v1", Status: 200, UpstreamTime: 10.5, SpanID: trace.SpanID{0, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7},
-				TraceFlags: trace.FlagsSampled,
+				TraceFlags: trace.FlagsSampled, APIUsage: upstreams.Usage{Used: 18, Limit: 15000},
 			},
 			body: "",
 		},

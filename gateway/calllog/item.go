@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/restgate/gateway/upstreams"
 )
 
 // item is an entry ready to send: its body redacted and truncated (in the
@@ -34,8 +36,12 @@ func (s *Shipper) prepare(q *queued, it *item) {
 }
 
 // recordVersion is the first byte of a disk record; a record of another
-// version is skipped as corrupt.
-const recordVersion = 1
+// version than these is skipped as corrupt. Version 2 added the API usage;
+// records of version 1, written before, are read without it.
+const (
+	recordVersion   = 2
+	recordVersionV1 = 1
+)
 
 // encodeItem appends it as one disk queue record.
 func encodeItem(dst []byte, it *item) []byte {
@@ -61,7 +67,9 @@ func encodeItem(dst []byte, it *item) []byte {
 	if e.Duplicate {
 		dup = 1
 	}
-	return append(dst, dup)
+	dst = append(dst, dup)
+	dst = binary.AppendUvarint(dst, uint64(max(e.APIUsage.Used, 0)))
+	return binary.AppendUvarint(dst, uint64(max(e.APIUsage.Limit, 0)))
 }
 
 func appendString[T string | []byte](dst []byte, s T) []byte {
@@ -75,7 +83,8 @@ var errRecord = errors.New("calllog: malformed disk record")
 // body buffer.
 func decodeItem(b []byte, it *item) error {
 	d := decoder{b: b}
-	if d.byte() != recordVersion {
+	version := d.byte()
+	if version != recordVersion && version != recordVersionV1 {
 		return errRecord
 	}
 	e := &it.e
@@ -96,6 +105,14 @@ func decodeItem(b []byte, it *item) error {
 	status := d.uvarint()
 	e.UpstreamTime = math.Float64frombits(d.uint64())
 	e.Duplicate = d.byte() == 1
+	e.APIUsage = upstreams.Usage{}
+	if version == recordVersion {
+		used, limit := d.uvarint(), d.uvarint()
+		if used > math.MaxUint32 || limit > math.MaxUint32 {
+			return errRecord
+		}
+		e.APIUsage = upstreams.Usage{Used: int64(used), Limit: int64(limit)}
+	}
 	if d.bad || len(d.b) != 0 || status > math.MaxInt32 {
 		return errRecord
 	}

@@ -30,7 +30,7 @@ func NewLocal(next Enqueuer, logger *slog.Logger) *Local {
 // Enqueue implements Enqueuer.
 func (l *Local) Enqueue(e Entry) {
 	l.next.Enqueue(e)
-	attrs := make([]slog.Attr, 0, 9)
+	attrs := make([]slog.Attr, 0, 10)
 	attrs = append(attrs, slog.Float64("total_ms", e.TotalTime), slog.Float64("upstream_ms", e.UpstreamTime),
 		slog.String("user_id", e.UserID), slog.String("trace_id", e.TraceID), slog.String("route", e.Route))
 	if e.Version != "" {
@@ -41,6 +41,9 @@ func (l *Local) Enqueue(e Entry) {
 	}
 	if e.Duplicate {
 		attrs = append(attrs, slog.Bool("duplicate", true))
+	}
+	if e.APIUsage.Limit > 0 {
+		attrs = append(attrs, slog.String("api_usage", strconv.FormatInt(e.APIUsage.Used, 10)+"/"+strconv.FormatInt(e.APIUsage.Limit, 10)))
 	}
 	msg := strings.TrimPrefix(e.Method, "HTTP") + " " + e.Path + " " + strconv.Itoa(e.Status)
 	l.logger.LogAttrs(context.Background(), slog.LevelInfo, msg, attrs...)

@@ -83,6 +83,9 @@ func (o *otlpSink) record(it *item) *logsv1.LogRecord {
 	if e.ResponseCode != "" {
 		attrs = append(attrs, strAttr("restgate.response_code", e.ResponseCode))
 	}
+	if e.APIUsage.Limit > 0 {
+		attrs = append(attrs, intAttr("restgate.api_usage.used", e.APIUsage.Used), intAttr("restgate.api_usage.limit", e.APIUsage.Limit))
+	}
 	r := &logsv1.LogRecord{
 		TimeUnixNano:         uint64(e.Time.UnixNano()),
 		ObservedTimeUnixNano: uint64(e.Time.Add(time.Duration(e.TotalTime * float64(time.Millisecond))).UnixNano()),

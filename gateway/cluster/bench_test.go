@@ -5,8 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/restgate/gateway/gateway/allowance"
 	"github.com/restgate/gateway/gateway/cluster/redistest"
 	"github.com/restgate/gateway/gateway/duplicates"
+	"github.com/restgate/gateway/gateway/quota"
 )
 
 // The cost of one decision in Redis, seen from the gateway: the client's
@@ -20,7 +22,7 @@ func BenchmarkLimiterAllowRedis(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, _, err := l.Allow(ctx, "user-1", time.Now()); err != nil {
+			if _, _, _, err := l.Allow(ctx, "user-1", time.Now()); err != nil {
 				b.Error(err)
 				return
 			}
@@ -38,6 +40,45 @@ func BenchmarkDuplicatesSeenRedis(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			d.Seen(ctx, req, time.Now())
+		}
+	})
+}
+
+// BenchmarkQuotaTakeRedis is one request counted in a day and a month of
+// one consumer's quota: one script, one round trip.
+func BenchmarkQuotaTakeRedis(b *testing.B) {
+	srv := redistest.New(b)
+	s, _ := openStore(b, redisConfig(srv))
+	q := s.Quotas(quota.NewMemory(100, nil))
+	ctx := context.Background()
+	now := time.Now()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := q.Take(ctx, quotaRequest("user:bench", 1e15, now)); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkAllowanceLoadRedis is the read of the shared allowance every
+// guarded call makes with the redis store.
+func BenchmarkAllowanceLoadRedis(b *testing.B) {
+	srv := redistest.New(b)
+	s, _ := openStore(b, redisConfig(srv))
+	ctx := context.Background()
+	if _, err := s.SaveAllowance(ctx, "data", allowance.State{Used: 18, Limit: 15000}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, _, err := s.LoadAllowance(ctx, "data"); err != nil {
+				b.Error(err)
+				return
+			}
 		}
 	})
 }

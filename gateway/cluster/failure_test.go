@@ -41,7 +41,7 @@ func startLoad(l RateLimiter, d DuplicateDetector) *load {
 				default:
 				}
 				start := time.Now()
-				_, _, err := l.Allow(ctx, "user", start)
+				_, _, _, err := l.Allow(ctx, "user", start)
 				d.Seen(ctx, duplicates.Request{User: "user", Method: "GET", Path: "/v2/accounts", Query: string(rune('a' + g)), Body: []byte{byte(i)}}, start)
 				took := int64(time.Since(start))
 				for {
@@ -180,12 +180,12 @@ func TestFailClosedRefusesRateLimitDecisionsOnly(t *testing.T) {
 	l := s.Limiter(1e6, 1e6, local)
 	d := s.Duplicates(time.Minute, duplicates.New(time.Minute, 100))
 	ctx := context.Background()
-	ok, _, err := l.Allow(ctx, "u", time.Now())
+	ok, _, _, err := l.Allow(ctx, "u", time.Now())
 	require.NoError(t, err)
 	require.True(t, ok)
 
 	srv.Kill()
-	ok, _, err = l.Allow(ctx, "u", time.Now())
+	ok, _, _, err = l.Allow(ctx, "u", time.Now())
 	assert.Error(t, err, "no decision without Redis")
 	assert.False(t, ok)
 	req := duplicates.Request{User: "u", Method: "GET", Path: "/p"}
@@ -196,7 +196,7 @@ func TestFailClosedRefusesRateLimitDecisionsOnly(t *testing.T) {
 
 	require.NoError(t, srv.Restart())
 	require.Eventually(t, func() bool {
-		ok, _, err := l.Allow(ctx, "u", time.Now())
+		ok, _, _, err := l.Allow(ctx, "u", time.Now())
 		return err == nil && ok
 	}, 30*time.Second, 5*time.Millisecond)
 }
@@ -212,14 +212,14 @@ func TestRedisRefusingWrites(t *testing.T) {
 	local := &localLimiter{}
 	l := s.Limiter(1e6, 1e6, local)
 	require.NoError(t, rdb.ConfigSet(ctx, "maxmemory", "1").Err())
-	ok, _, err := l.Allow(ctx, "u", time.Now())
+	ok, _, _, err := l.Allow(ctx, "u", time.Now())
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.Equal(t, 1, local.count(), "an OOM answer is decided locally")
 	assert.Equal(t, 1, rec.get(&rec.errors, OpRateLimit))
 	require.NoError(t, rdb.ConfigSet(ctx, "maxmemory", "0").Err())
 	require.Eventually(t, func() bool {
-		_, _, _ = l.Allow(ctx, "u", time.Now())
+		_, _, _, _ = l.Allow(ctx, "u", time.Now())
 		n, err := rdb.Exists(ctx, "test:rl:u").Result()
 		return err == nil && n == 1
 	}, 30*time.Second, 5*time.Millisecond)

@@ -95,11 +95,11 @@ type localLimiter struct {
 	asked int
 }
 
-func (l *localLimiter) Allow(context.Context, string, time.Time) (bool, time.Duration, error) {
+func (l *localLimiter) Allow(context.Context, string, time.Time) (bool, time.Duration, float64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.asked++
-	return true, 0, nil
+	return true, 0, 0, nil
 }
 
 func (l *localLimiter) count() int {

@@ -10,7 +10,7 @@ import (
 // The replica's own one (middleware.RateLimiter) is the memory store's
 // limiter and the redis store's fallback.
 type RateLimiter interface {
-	Allow(ctx context.Context, user string, now time.Time) (bool, time.Duration, error)
+	Allow(ctx context.Context, user string, now time.Time) (bool, time.Duration, float64, error)
 }
 
 // gcraSource is the rate limit as a generic cell rate algorithm, evaluated
@@ -24,7 +24,8 @@ type RateLimiter interface {
 // x/time/rate's delay for one token.
 //
 // KEYS[1] the user's key; ARGV[1] T in microseconds (fractional); ARGV[2] b.
-// Returns {1, 0} when allowed, {0, wait in microseconds} when not.
+// Returns {1, tokens left in thousandths} when allowed, {0, wait in
+// microseconds} when not.
 const gcraSource = `
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
@@ -39,7 +40,7 @@ if allow_at > now then
   return {0, math.ceil(allow_at - now)}
 end
 redis.call('SET', KEYS[1], string.format('%.3f', new), 'PX', math.ceil((new - now) / 1000) + 1)
-return {1, 0}
+return {1, math.floor((now - allow_at) * 1000 / interval)}
 `
 
 // Limiter is a per-user rate limit: requestsPerSecond with bursts of
@@ -64,29 +65,36 @@ func (s *Store) Limiter(rps float64, burst int, local RateLimiter) RateLimiter {
 		burst: strconv.Itoa(burst)}
 }
 
-// Allow takes one request of user's allowance. It returns false and the
-// wait before the next allowed request when none is left. err is non-nil
-// only when the store fails closed and Redis could not decide; the caller
-// then refuses the request as unavailable.
-func (l *Limiter) Allow(ctx context.Context, user string, now time.Time) (bool, time.Duration, error) {
+// Allow takes one request of user's allowance and returns the tokens
+// left (fractional: the next whole one is on its way). It returns false and
+// the wait before the next allowed request when none is left. err is
+// non-nil only when the store fails closed and Redis could not decide; the
+// caller then refuses the request as unavailable.
+func (l *Limiter) Allow(ctx context.Context, user string, now time.Time) (bool, time.Duration, float64, error) {
 	s := l.store
 	var allowed bool
 	var wait time.Duration
+	var left float64
 	err := s.guard.run(ctx, OpRateLimit, func(ctx context.Context) error {
 		res, err := s.gcra.Run(ctx, s.client, []string{s.prefix + "rl:" + user}, l.interval, l.burst).Int64Slice()
 		if err == nil && len(res) != 2 {
 			err = errReply
 		}
 		if err == nil {
-			allowed, wait = res[0] == 1, time.Duration(res[1])*time.Microsecond
+			allowed = res[0] == 1
+			if allowed {
+				left = float64(res[1]) / 1000
+			} else {
+				wait = time.Duration(res[1]) * time.Microsecond
+			}
 		}
 		return err
 	})
 	if err == nil {
-		return allowed, wait, nil
+		return allowed, wait, left, nil
 	}
 	if s.failClosed {
-		return false, 0, err
+		return false, 0, 0, err
 	}
 	s.guard.rec.ClusterStoreFallback(OpRateLimit)
 	return l.local.Allow(ctx, user, now)

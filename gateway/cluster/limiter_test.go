@@ -50,13 +50,16 @@ func TestLimiterMatchesTokenBucket(t *testing.T) {
 			bucket := rate.NewLimiter(rate.Limit(tt.rps), tt.burst)
 			l := s.Limiter(tt.rps, tt.burst, &localLimiter{})
 			for n := range tt.burst {
-				ok, wait, err := l.Allow(ctx, user, now)
+				ok, wait, left, err := l.Allow(ctx, user, now)
 				require.NoError(t, err)
 				assert.True(t, ok, "request %d of the burst", n+1)
 				assert.Zero(t, wait)
 				require.True(t, bucket.AllowN(now, 1))
+				// the tokens left, as x/time/rate counts them (the slow
+				// rates make Redis's moving clock add little)
+				assert.InDelta(t, bucket.TokensAt(now), left, 0.02, "request %d", n+1)
 			}
-			ok, wait, err := l.Allow(ctx, user, now)
+			ok, wait, _, err := l.Allow(ctx, user, now)
 			require.NoError(t, err)
 			assert.False(t, ok, "past the burst")
 			r := bucket.ReserveN(now, 1)
@@ -65,7 +68,7 @@ func TestLimiterMatchesTokenBucket(t *testing.T) {
 			// first request: at most a few seconds on a loaded machine
 			assert.InDelta(t, want.Seconds(), wait.Seconds(), 5, "wait %s, x/time/rate says %s", wait, want)
 			assert.LessOrEqual(t, wait, want)
-			ok, _, err = l.Allow(ctx, "other-"+user, now)
+			ok, _, _, err = l.Allow(ctx, "other-"+user, now)
 			require.NoError(t, err)
 			assert.True(t, ok, "each user has their own allowance")
 		})
@@ -81,21 +84,21 @@ func TestLimiterRefillsAndForgets(t *testing.T) {
 	rdb := direct(t, srv)
 	ctx := context.Background()
 	l := s.Limiter(20, 1, &localLimiter{})
-	ok, _, err := l.Allow(ctx, "u", time.Now())
+	ok, _, _, err := l.Allow(ctx, "u", time.Now())
 	require.NoError(t, err)
 	require.True(t, ok)
 	ttl, err := rdb.PTTL(ctx, "test:rl:u").Result()
 	require.NoError(t, err)
 	assert.Positive(t, ttl)
 	assert.LessOrEqual(t, ttl, 52*time.Millisecond, "the key lives until the bucket is full again")
-	ok, wait, err := l.Allow(ctx, "u", time.Now())
+	ok, wait, _, err := l.Allow(ctx, "u", time.Now())
 	require.NoError(t, err)
 	if !ok { // unless the machine took 50ms between the two calls
 		assert.Positive(t, wait)
 		assert.LessOrEqual(t, wait, 50*time.Millisecond)
 	}
 	require.Eventually(t, func() bool {
-		ok, _, err := l.Allow(ctx, "u", time.Now())
+		ok, _, _, err := l.Allow(ctx, "u", time.Now())
 		return err == nil && ok
 	}, 10*time.Second, 5*time.Millisecond, "a token comes back after 1/rate")
 	require.Eventually(t, func() bool {
@@ -120,7 +123,7 @@ func TestLimiterIsAtomic(t *testing.T) {
 		l := stores[g%len(stores)].Limiter(0.0001, burst, &localLimiter{})
 		wg.Go(func() {
 			for range 20 {
-				ok, _, err := l.Allow(context.Background(), "shared-user", time.Now())
+				ok, _, _, err := l.Allow(context.Background(), "shared-user", time.Now())
 				assert.NoError(t, err)
 				if ok {
 					allowed.Add(1)

@@ -1,15 +1,15 @@
 // Package cluster is the state the replicas of one deployment share: the
-// per-user rate limit and duplicate detection. With the memory store each
-// replica keeps both to itself (a limit multiplies with the replica count,
-// a duplicate sent to two replicas is never seen); with the redis store the
-// decisions are taken in Redis, one round trip each, and hold across
-// replicas.
+// per-user rate limit, duplicate detection, the consumers' quotas and the
+// orgs' API allowance. With the memory store each replica keeps them to
+// itself (a limit multiplies with the replica count, a duplicate sent to
+// two replicas is never seen); with the redis store the decisions are
+// taken in Redis, one round trip each, and hold across replicas.
 //
 // Redis is never allowed to stop traffic: every call is bounded by a
 // timeout, and when Redis fails, is slow or refuses, the decision is taken
-// by the replica's own in-memory limiter and detector (fail open), or, for
-// the rate limit with FailClosed, refused with an error the caller answers
-// 503. After FailureThreshold failures in a row the replica stops asking
+// by the replica's own in-memory limiter, detector, counters and view of
+// the allowance (fail open), or, for the rate limit and the quotas with
+// FailClosed, refused with an error the caller answers 503. After FailureThreshold failures in a row the replica stops asking
 // for RetryInterval, then lets one request probe; recovery needs nothing
 // from an operator. Failures are counted, the state is a gauge, and a
 // warning is logged at most once per warnEvery.
@@ -68,8 +68,11 @@ type Store struct {
 	failClosed bool
 	guard      *guard
 	// gcra runs gcraSource by its SHA-1 (EVALSHA), loading it when Redis
-	// does not know it (after a restart).
-	gcra *redis.Script
+	// does not know it (after a restart); the others likewise.
+	gcra          *redis.Script
+	loadAllowance *redis.Script
+	saveAllowance *redis.Script
+	quota         *redis.Script
 }
 
 // Open builds the store of cfg (validated). The memory store needs nothing
@@ -94,6 +97,10 @@ func Open(cfg config.Cluster, rec Recorder, logger *slog.Logger) (*Store, error)
 		failClosed: cfg.FailClosed,
 		guard:      newGuard(r.Timeout, r.FailureThreshold, r.RetryInterval, rec, logger),
 		gcra:       redis.NewScript(gcraSource),
+
+		loadAllowance: redis.NewScript(loadAllowanceSource),
+		saveAllowance: redis.NewScript(saveAllowanceSource),
+		quota:         redis.NewScript(quotaSource),
 	}, nil
 }
 

@@ -23,11 +23,11 @@ func exercise(t *testing.T, s *Store, rec *recorder, user string) {
 	ctx := context.Background()
 	l := s.Limiter(0.001, 3, &localLimiter{})
 	for i := range 3 {
-		ok, _, err := l.Allow(ctx, user, time.Now())
+		ok, _, _, err := l.Allow(ctx, user, time.Now())
 		require.NoError(t, err)
 		assert.True(t, ok, "request %d", i)
 	}
-	ok, wait, err := l.Allow(ctx, user, time.Now())
+	ok, wait, _, err := l.Allow(ctx, user, time.Now())
 	require.NoError(t, err)
 	assert.False(t, ok)
 	assert.Greater(t, wait, 900*time.Second)
@@ -95,7 +95,7 @@ func TestTLS(t *testing.T) {
 
 	c.Redis.TLSCAFile = ""
 	untrusting, rec := openStore(t, c)
-	ok, _, err := untrusting.Limiter(0.001, 1, &localLimiter{}).Allow(context.Background(), "tls-user", time.Now())
+	ok, _, _, err := untrusting.Limiter(0.001, 1, &localLimiter{}).Allow(context.Background(), "tls-user", time.Now())
 	require.NoError(t, err)
 	assert.True(t, ok, "decided locally: the tls-user's allowance in Redis is spent")
 	assert.Equal(t, 1, rec.get(&rec.errors, OpRateLimit), "an unknown CA is an error")

@@ -21,8 +21,9 @@ const (
 )
 
 // Cluster configures the state that the replicas of one deployment share:
-// the per-user rate limit (auth.rateLimit) and duplicate detection
-// (log.duplicateWindow). Breakers, connection pools and the describe cache
+// the per-user rate limit (auth.rateLimit), duplicate detection
+// (log.duplicateWindow), the consumers' quotas (auth.quotas) and the orgs'
+// API allowance (upstreams.<name>.allowance). Breakers, connection pools and the describe cache
 // stay per replica. Every cluster setting needs a restart: the store's
 // client is made at start and kept across reloads.
 type Cluster struct {
@@ -30,9 +31,10 @@ type Cluster struct {
 	// gateway does) or redis (the decisions hold across replicas).
 	Store string `yaml:"store"`
 	// FailClosed answers a request 503 CALLOUT_FAILED when the shared store
-	// cannot take its rate-limit decision, instead of deciding it with the
-	// replica's own limiter. Default false (fail open). Duplicate detection
-	// never rejects, so it always falls back to the replica's memory.
+	// cannot take its rate-limit or quota decision, instead of deciding it
+	// with the replica's own limiter and counts. Default false (fail open).
+	// Duplicate detection never rejects, and the allowance's reserve is
+	// decided on the replica's own answers, so both always fall back.
 	FailClosed bool `yaml:"failClosed"`
 	// Redis locates the shared store of store redis.
 	Redis Redis `yaml:"redis"`

@@ -227,6 +227,11 @@ type Auth struct {
 	APIKeys []APIKey `yaml:"apiKeys"`
 	// RateLimit is the per-user request rate limit, in every mode.
 	RateLimit RateLimit `yaml:"rateLimit"`
+	// Quotas are the requests per day and per month of each consumer.
+	Quotas Quotas `yaml:"quotas"`
+	// Essential names the callers whose calls pass the allowance reserve
+	// of an upstream (upstreams.<name>.allowance.reserve).
+	Essential Essential `yaml:"essential"`
 }
 
 // JWT configures bearer-token checks.
@@ -263,6 +268,13 @@ type APIKey struct {
 	UserID string `yaml:"userId"`
 	// Roles are the caller's roles, which routes' roles check.
 	Roles []string `yaml:"roles"`
+	// Quota limits the requests made with this key (per UTC day and
+	// month, optionally per upstream); it replaces the user's and roles'
+	// quotas (auth.quotas) for them. Default none.
+	Quota *Quota `yaml:"quota"`
+	// Essential lets the key's calls pass an upstream's allowance reserve
+	// (upstreams.<name>.allowance.reserve). Default false.
+	Essential bool `yaml:"essential"`
 }
 
 // RateLimit is the per-user token bucket.
@@ -559,6 +571,10 @@ type Route struct {
 	Timeout time.Duration `yaml:"timeout"`
 	// NoRetry turns upstream retries off for this route.
 	NoRetry bool `yaml:"noRetry"`
+	// Essential lets the route's calls pass its upstream's allowance
+	// reserve (upstreams.<name>.allowance.reserve): what must keep working
+	// when the org's API allowance runs low. Default false.
+	Essential bool `yaml:"essential"`
 	// MaxBodyBytes overrides server.limits.maxBodyBytes for this route.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
 	// MaxAnswerBytes caps each upstream answer this route reads: an answer

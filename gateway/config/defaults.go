@@ -37,6 +37,7 @@ func Defaults(c *Config) {
 	setDur(&c.Auth.JWT.JWKSRefresh, 5*time.Minute)
 	setInt(&c.Auth.JWT.VerifiedTokens, 10000)
 	setInt(&c.Auth.RateLimit.MaxUsers, 10000)
+	quotaDefaults(&c.Auth.Quotas)
 	if c.Auth.RateLimit.RequestsPerSecond > 0 && c.Auth.RateLimit.Burst == 0 {
 		c.Auth.RateLimit.Burst = max(int(c.Auth.RateLimit.RequestsPerSecond*2), 1)
 	}

@@ -38,6 +38,7 @@ func Validate(c *Config) error {
 		}
 	}
 	validateAuth(&p, &c.Auth, c.Server.Listen)
+	validateQuotas(&p, c)
 	switch c.Errors.StatusMode {
 	case StatusHTTP, StatusAlways200:
 	default:
@@ -193,6 +194,9 @@ func validateLog(p *problems, l *Log) {
 	}
 	if len(c.Options) > 0 {
 		p.add("log.collector.options", "the collector's client takes no options")
+	}
+	if c.Allowance.Configured() {
+		p.add("log.collector.allowance", "the collector is no org with an API allowance")
 	}
 	// log.collectorURL is checked above, as the whole URL batches go to.
 	c.URL = upstreams.SandboxURL

@@ -221,7 +221,7 @@ func newAPIKeys(cfg []config.APIKey) (*apiKeys, error) {
 		}
 		var ak apiKey
 		copy(ak.digest[:], d)
-		ak.id = call.Identity{UserID: k.UserID, Roles: k.Roles}
+		ak.id = call.Identity{UserID: k.UserID, Roles: k.Roles, Key: k.ID()}
 		a.keys = append(a.keys, ak)
 	}
 	return a, nil

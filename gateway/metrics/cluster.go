@@ -12,6 +12,8 @@ const (
 	clusterOpRateLimit  = "ratelimit"
 	clusterOpDuplicates = "duplicates"
 	clusterOpCache      = "cache"
+	clusterOpQuota      = "quota"
+	clusterOpAllowance  = "allowance"
 	// OtherOp replaces a cluster store operation outside the known set.
 	OtherOp = "other"
 )
@@ -38,7 +40,7 @@ func newClusterMetrics() *clusterMetrics {
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: namespace,
 			Name:      "cluster_store_call_duration_seconds",
-			Help:      "Duration of calls to the shared store (Redis) by operation (ratelimit, duplicates), failed ones included.",
+			Help:      "Duration of calls to the shared store (Redis) by operation (ratelimit, duplicates, quota, allowance), failed ones included.",
 			Buckets:   []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1},
 		}, []string{"op"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -58,7 +60,7 @@ func newClusterMetrics() *clusterMetrics {
 		}),
 		ops: map[string]clusterOp{},
 	}
-	for _, op := range []string{clusterOpRateLimit, clusterOpDuplicates, clusterOpCache, OtherOp} {
+	for _, op := range []string{clusterOpRateLimit, clusterOpDuplicates, clusterOpCache, clusterOpQuota, clusterOpAllowance, OtherOp} {
 		c.ops[op] = clusterOp{duration: c.duration.WithLabelValues(op), errors: c.errors.WithLabelValues(op),
 			fallbacks: c.fallbacks.WithLabelValues(op)}
 	}

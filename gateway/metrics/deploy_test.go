@@ -144,6 +144,11 @@ func exportedFamilies(t *testing.T) map[string]*dto.MetricFamily {
 	m.BatchFailed()
 	m.Dropped("queue_full", 1)
 	m.DiskQueue(1, 1)
+	m.AllowanceUsage("data", 18, 15000, 1500, time.Now())
+	m.AllowanceReserve("data", false)
+	m.AllowanceExceeded("data")
+	m.QuotaDecision("user:reader", true)
+	m.SetQuotaSource(quotaCounter(t))
 	return gatherFamilies(t, reg)
 }
 

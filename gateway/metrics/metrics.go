@@ -61,7 +61,9 @@ type Metrics struct {
 
 	reloads *prometheus.CounterVec
 
-	cluster *clusterMetrics
+	cluster   *clusterMetrics
+	allowance *allowanceMetrics
+	quota     *quotaMetrics
 
 	// requests and calls cache the observers of each label combination so
 	// the request path does no label hashing and no allocation once warm.
@@ -162,9 +164,11 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 			Name:      "config_reloads_total",
 			Help:      "Configuration reload attempts by result (success, failure).",
 		}, []string{"result"}),
-		cluster:  newClusterMetrics(),
-		requests: newObserverCache[requestKey, *requestObservers](),
-		calls:    newObserverCache[callKey, callObservers](),
+		cluster:   newClusterMetrics(),
+		allowance: newAllowanceMetrics(),
+		quota:     newQuotaMetrics(),
+		requests:  newObserverCache[requestKey, *requestObservers](),
+		calls:     newObserverCache[callKey, callObservers](),
 	}
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: namespace,
@@ -190,6 +194,8 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	}
 	all = append(all, m.cluster.collectors()...)
+	all = append(all, m.allowance.collectors()...)
+	all = append(all, m.quota.collectors()...)
 	for i, c := range all {
 		if err := reg.Register(c); err != nil {
 			// Leave reg as it was so the caller can retry or fall back.

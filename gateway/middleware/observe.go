@@ -84,6 +84,7 @@ func Observe(next http.Handler, d ObserveDeps) http.Handler {
 		if dup {
 			d.Metrics.CountDuplicate(template)
 		}
+		usage, _ := c.Upstream.Usage.Load()
 		text := statusText(status)
 		if c.CodeID != "" {
 			text += " " + c.CodeID
@@ -93,7 +94,7 @@ func Observe(next http.Handler, d ObserveDeps) http.Handler {
 			SpanID: c.Upstream.Trace.SpanContext().SpanID(), TraceFlags: c.Upstream.Trace.SpanContext().TraceFlags(),
 			TotalTime: c.TotalMillis, Method: "HTTP" + r.Method, Path: r.URL.Path, Body: c.Body,
 			Route: route, Version: c.Version, ResponseCode: c.CodeID, Status: status,
-			UpstreamTime: float64(upstream) / float64(time.Millisecond), Duplicate: dup,
+			UpstreamTime: float64(upstream) / float64(time.Millisecond), Duplicate: dup, APIUsage: usage,
 		})
 		if total >= d.Slow {
 			d.Logger.Warn("slow call", "route", route, "method", r.Method, "status", status,

@@ -165,7 +165,8 @@ func guard(rt *routes.Route, method string, h call.Handler, o Options, debug *sl
 		limit = o.MaxBodyBytes
 	}
 	op, declared := o.Contracts.Of(rt, method)
-	opts := upstreams.CallOptions{Timeout: rt.Spec.Timeout, NoRetry: rt.Spec.NoRetry, MaxAnswer: rt.Spec.MaxAnswerBytes}
+	opts := upstreams.CallOptions{Timeout: rt.Spec.Timeout, NoRetry: rt.Spec.NoRetry, MaxAnswer: rt.Spec.MaxAnswerBytes,
+		Essential: rt.Spec.Essential}
 	kind := rt.Spec.Kind
 	if rt.Spec.Action != "" {
 		kind += ":" + rt.Spec.Action

@@ -62,7 +62,8 @@ type Server struct {
 
 // Listen binds both listeners now, so a port in use stops the start with a
 // clear error before anything is served. api serves the API; metrics serves
-// /metrics on the admin listener.
+// /metrics on the admin listener, beside /healthz and /readyz (HandleAdmin
+// adds more).
 func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, logger *slog.Logger) (*Server, error) {
 	s := &Server{logger: logger}
 	apiLn, err := net.Listen("tcp", cfg.Listen)

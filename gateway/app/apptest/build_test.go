@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/restgate/gateway/gateway/config"
 )
 
 // TestImageBuildIsTheDockerfiles: the binary the cost tests build is the
@@ -18,4 +21,16 @@ func TestImageBuildIsTheDockerfiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(dockerfile),
 		fmt.Sprintf(`CGO_ENABLED=0 go build -tags %s -trimpath -ldflags="%s" `, ImageTags, ImageLDFlags))
+}
+
+func TestQuotaConfigDiffersByQuotaAndAllowanceOnly(t *testing.T) {
+	t.Parallel()
+	c := QuotaConfig()
+	assert.Equal(t, strings.Count(AccountsConfig, "\n")+2, strings.Count(c, "\n"), "two lines more")
+	env := map[string]string{"ACCOUNTS_URL": "http://127.0.0.1:1", "GATEWAY_LISTEN": "127.0.0.1:0", "GATEWAY_ADMIN_LISTEN": "127.0.0.1:0"}
+	cfg, err := config.Parse([]byte(c), func(k string) string { return env[k] })
+	require.NoError(t, err)
+	require.NoError(t, config.Validate(cfg))
+	assert.Equal(t, int64(1e15), cfg.Auth.Quotas.Default.PerDay)
+	assert.Equal(t, "10%", cfg.Upstreams["accounts"].Allowance.Reserve)
 }

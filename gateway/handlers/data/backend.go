@@ -71,6 +71,10 @@ func NewBackend(baseURL string, options map[string]string, doer upstreams.Doer, 
 // APIVersion is the configured API version ("v62.0").
 func (b *Backend) APIVersion() string { return b.client.Version() }
 
+// Limits reads the org's API usage from its limits resource (one call of
+// the allowance): the allowance's idle poll.
+func (b *Backend) Limits(ctx context.Context) (upstreams.Usage, error) { return b.client.Limits(ctx) }
+
 // Fields returns the field names of type typ from its describe, cached: one
 // upstream call however many requests ask at once. An unknown type is the
 // backend's *upstreams.Error with status 404.

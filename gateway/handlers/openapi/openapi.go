@@ -32,7 +32,8 @@ type Settings struct {
 	AuthMode string
 	// Always200 is errors.statusMode always200: errors are answered 200.
 	Always200 bool
-	// RateLimited: auth.rateLimit is on, so any operation may answer 429.
+	// RateLimited: auth.rateLimit is on or a quota is configured, so any
+	// operation may answer 429.
 	RateLimited bool
 	// ServerURL is the document's server; "" is "/", the origin the
 	// document was fetched from.
@@ -42,7 +43,7 @@ type Settings struct {
 // SettingsOf returns the document settings of cfg.
 func SettingsOf(cfg *config.Config) Settings {
 	return Settings{AuthMode: cfg.Auth.Mode, Always200: cfg.Errors.StatusMode == config.StatusAlways200,
-		RateLimited: cfg.Auth.RateLimit.RequestsPerSecond > 0, ServerURL: cfg.Server.PublicURL}
+		RateLimited: cfg.Auth.RateLimit.RequestsPerSecond > 0 || cfg.Auth.Limited(), ServerURL: cfg.Server.PublicURL}
 }
 
 // New returns the factory of kind openapi. The document of every served

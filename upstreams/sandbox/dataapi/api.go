@@ -53,7 +53,8 @@ type api struct {
 
 // New returns the reference data API (UPSTREAMS.md B4), serving
 // /services/data from the root: versions, resources, sobjects, describe,
-// query with paging (queryMore through nextRecordsUrl) and search, over the
+// query with paging (queryMore through nextRecordsUrl), search and the
+// org's limits, over the
 // accounts and contacts tables of db. It creates the tables when missing and
 // seeds contacts when there are none (attached to existing accounts; it never
 // seeds accounts). Every error answer is the real API's JSON array
@@ -148,6 +149,8 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.queryMore(w, r, v, seg[2])
 	case seg[1] == "search" && len(seg) == 2:
 		a.search(w, r, v)
+	case seg[1] == "limits" && len(seg) == 2:
+		sfdc.WriteJSON(w, http.StatusOK, a.org.Limits())
 	default:
 		notFound(w)
 	}
@@ -158,7 +161,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func resources(v string) map[string]string {
 	base := "/services/data/" + v
 	out := make(map[string]string)
-	for _, name := range []string{"sobjects", "query", "search"} {
+	for _, name := range []string{"sobjects", "query", "search", "limits"} {
 		out[name] = base + "/" + name
 	}
 	return out

@@ -272,7 +272,7 @@ func TestErrors(t *testing.T) {
 		{desc: "unknown type", path: "/services/data/v35.0/sobjects/Opportunity", status: 404, code: "NOT_FOUND"},
 		{desc: "unknown describe", path: "/services/data/v35.0/sobjects/Foo/describe", status: 404, code: "NOT_FOUND"},
 		{desc: "unknown version", path: "/services/data/v99.0/sobjects", status: 404, code: "NOT_FOUND"},
-		{desc: "unknown resource", path: "/services/data/v35.0/limits", status: 404, code: "NOT_FOUND"},
+		{desc: "unknown resource", path: "/services/data/v35.0/tooling", status: 404, code: "NOT_FOUND"},
 		{desc: "outside the API", path: "/other", status: 404, code: "NOT_FOUND"},
 		{desc: "wrong method", method: http.MethodPost, path: "/services/data/v35.0/sobjects/Account", status: 405, code: "METHOD_NOT_ALLOWED"},
 		{desc: "missing query", path: "/services/data/v35.0/query", status: 400, code: "MALFORMED_QUERY"},

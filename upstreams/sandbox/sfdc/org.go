@@ -37,12 +37,18 @@ type OrgOptions struct {
 	StaticToken string
 	// VersionFloor: API versions below it answer 410 GONE. Default 31.0.
 	VersionFloor float64
+	// DailyAPIRequests is the org's allowance of API requests per rolling
+	// 24 hours: every answer reports the usage (Sforce-Limit-Info), and
+	// once it is spent every request is refused 403 REQUEST_LIMIT_EXCEEDED
+	// until the window frees some. Default 15000 (a Developer Edition's);
+	// the tour sets it small.
+	DailyAPIRequests int
 }
 
 // Org is the state the Salesforce-style sandboxes (data API, batch upload)
 // share as one org does: its OAuth token endpoint, its sessions and their
-// expiry, its API request limit and the API versions it serves. Safe for
-// concurrent use.
+// expiry, its allowance of API requests and the API versions it serves.
+// Safe for concurrent use.
 type Org struct {
 	opts OrgOptions
 	now  func() time.Time
@@ -52,6 +58,7 @@ type Org struct {
 	// limited is how many calls still answer REQUEST_LIMIT_EXCEEDED.
 	limited int
 	issued  int
+	usage   usage
 }
 
 // NewOrg returns an org with opts.
@@ -64,6 +71,9 @@ func NewOrg(opts OrgOptions) *Org {
 	}
 	if opts.VersionFloor <= 0 {
 		opts.VersionFloor = DefaultVersionFloor
+	}
+	if opts.DailyAPIRequests <= 0 {
+		opts.DailyAPIRequests = DefaultDailyAPIRequests
 	}
 	return &Org{opts: opts, now: time.Now, sessions: map[string]time.Time{}}
 }
@@ -92,8 +102,10 @@ func (o *Org) Issued() int {
 
 // Authorize checks an API call as the org does and answers its refusal:
 // 401 INVALID_SESSION_ID for a missing, unknown or expired bearer token,
-// then 403 REQUEST_LIMIT_EXCEEDED while a limit is set. It reports whether
-// the call may go on.
+// then 403 REQUEST_LIMIT_EXCEEDED while a limit is set (LimitNext) or the
+// allowance is spent (OrgOptions.DailyAPIRequests); a call that counts is
+// counted and its answer reports the usage (Sforce-Limit-Info). It reports
+// whether the call may go on.
 func (o *Org) Authorize(w http.ResponseWriter, r *http.Request) bool {
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	o.mu.Lock()
@@ -102,6 +114,8 @@ func (o *Org) Authorize(w http.ResponseWriter, r *http.Request) bool {
 	limited := valid && o.limited > 0
 	if limited {
 		o.limited--
+	} else if valid {
+		limited = !o.meter(w, r)
 	}
 	o.mu.Unlock()
 	switch {
