@@ -33,8 +33,14 @@ func (c *testClock) add(d time.Duration) {
 
 func clockedThings(t *testing.T, b *thingsBackend, routeCache string) (http.Handler, *testClock) {
 	t.Helper()
+	return clockedGateway(t, thingsConfig(b.srv.URL, routeCache, "{}"))
+}
+
+// clockedGateway builds the gateway of yaml on a clock the test moves.
+func clockedGateway(t *testing.T, yaml string) (http.Handler, *testClock) {
+	t.Helper()
 	clock := &testClock{now: time.Now()}
-	cfg, err := config.Parse([]byte(thingsConfig(b.srv.URL, routeCache, "{}")), func(string) string { return "" })
+	cfg, err := config.Parse([]byte(yaml), func(string) string { return "" })
 	require.NoError(t, err)
 	m, err := metrics.New(prometheus.NewRegistry(), metrics.BuildInfo{Version: "test"})
 	require.NoError(t, err)
@@ -91,4 +97,36 @@ func TestCacheServesStaleWhileRevalidating(t *testing.T) {
 		return cacheGet(t, h).Header().Get("Cache-Status") == "restgate; hit; ttl=60"
 	}, 5*time.Second, 5*time.Millisecond, "revalidated in the background")
 	assert.Equal(t, int64(2), b.gets.Load(), "one background revalidation")
+}
+
+// The org's allowance reserved for essential calls refuses what would reach
+// the backend, never a cached answer: fresh ones are hits, and a stale one
+// whose revalidation the reserve refuses is served as stale-if-error.
+func TestCacheServesStaleWhileTheAllowanceIsReserved(t *testing.T) {
+	t.Parallel()
+	b := newThingsBackend(t)
+	b.headers.Set("Sforce-Limit-Info", "api-usage=50/100")
+	h, clock := clockedGateway(t, thingsConfig(b.srv.URL, "{ttl: 10s, staleIfError: 10m, scope: shared}", "{}\n    allowance: {reserve: 10%}"))
+	require.Contains(t, cacheGet(t, h).Header().Get("Cache-Status"), "fwd=miss")
+
+	b.mu.Lock()
+	b.headers.Set("Sforce-Limit-Info", "api-usage=95/100")
+	b.mu.Unlock()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/plain/1", nil))
+	require.Equal(t, http.StatusOK, rec.Code, "this answer says 95 of 100 are used")
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/plain/2", nil))
+	require.Equal(t, http.StatusServiceUnavailable, rec.Code, "under the reserve an uncached call is refused")
+	gets := b.gets.Load()
+
+	rec = cacheGet(t, h)
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, `restgate; hit; ttl=10`, rec.Header().Get("Cache-Status"))
+
+	clock.add(11 * time.Second)
+	rec = cacheGet(t, h)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Equal(t, `restgate; hit; ttl=-1; detail="stale-if-error"`, rec.Header().Get("Cache-Status"))
+	assert.Equal(t, gets, b.gets.Load(), "nothing reached the org")
 }

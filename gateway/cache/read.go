@@ -73,9 +73,10 @@ func (rd *reader) serve(r *http.Request, c *call.Call) (call.Result, error) {
 
 // backendFailed reports whether err is the backend failing rather than
 // refusing the request: a 5xx, a timeout, an open breaker, a full
-// bulkhead, a backend rate limit, an unreadable answer or a lost
-// connection. Those may be answered with a stale entry (staleIfError); a
-// 4xx, a credentials failure or a retired version may not.
+// bulkhead, a backend rate limit, the org's allowance reserved for
+// essential calls, an unreadable answer or a lost connection. Those may be
+// answered with a stale entry (staleIfError); a 4xx, a credentials failure
+// or a retired version may not.
 func backendFailed(err error) bool {
 	ue := upstreams.AsError(err)
 	if ue == nil {
@@ -83,7 +84,7 @@ func backendFailed(err error) bool {
 	}
 	switch ue.Kind {
 	case upstreams.KindFailed, upstreams.KindTimeout, upstreams.KindOpen, upstreams.KindBulkheadFull,
-		upstreams.KindLimited, upstreams.KindInvalid:
+		upstreams.KindLimited, upstreams.KindReserved, upstreams.KindInvalid:
 		return true
 	}
 	return false
