@@ -3,9 +3,11 @@
 // decoded strictly into its Kubernetes API type, so an unknown or misplaced
 // field, an unknown kind or a wrong value type fails; every null value is
 // refused (read from the YAML itself: the API types cannot see it); and the
-// gateway's deployment rules are checked across documents.
+// gateway's deployment rules are checked across documents, among them that
+// no Ingress or HTTPRoute leads to the admin listener.
 //
-//	helm template gw deploy/helm/gateway | (cd deploy/validate && go run . -config ../helm/gateway/files/config.yaml)
+//	helm template gw deploy/helm/gateway -f deploy/helm/gateway/ci/default-values.yaml |
+//	  (cd deploy/validate && go run . -config ../helm/gateway/files/config.yaml)
 //
 // With -config FILE, the config.yaml key of the ConfigMap must equal FILE
 // (trailing newlines aside): the chart then deploys exactly that file, its
