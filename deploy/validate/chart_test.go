@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -288,4 +289,30 @@ func TestChartInstallsEveryCIValues(t *testing.T) {
 		})
 	}
 	t.Cleanup(func() { assert.Empty(t, api.writesSeen(), "a dry run sent these") })
+}
+
+// TestDeployGuideValuesInstall renders the chart with each values block
+// of the deploy guide (on top of the default ci values, for the URLs), so
+// the guide cannot show values the chart refuses.
+func TestDeployGuideValuesInstall(t *testing.T) {
+	t.Parallel()
+	bin := helmBinary(t)
+	guide, err := os.ReadFile("../../docs/guides/deploy.md")
+	require.NoError(t, err)
+	blocks := strings.Split(string(guide), "```yaml\n")[1:]
+	require.GreaterOrEqual(t, len(blocks), 3, "the install, the Ingress and the HTTPRoute")
+	for i, b := range blocks {
+		block, _, ok := strings.Cut(b, "```\n")
+		require.True(t, ok)
+		t.Run(fmt.Sprintf("block %d", i+1), func(t *testing.T) {
+			t.Parallel()
+			f := filepath.Join(t.TempDir(), "values.yaml")
+			require.NoError(t, os.WriteFile(f, []byte(block), 0o600))
+			out, err := helm(t, bin, "", "template", "gw", chartDir, "-f", filepath.Join(ciValues, "default-values.yaml"), "-f", f)
+			require.NoError(t, err, "%s\n%s", block, out)
+			objs, err := Validate([]byte(out))
+			require.NoError(t, err)
+			assert.NotEmpty(t, objs)
+		})
+	}
 }
