@@ -316,3 +316,37 @@ func TestDeployGuideValuesInstall(t *testing.T) {
 		})
 	}
 }
+
+// TestChartAsADependency checks the schema as a parent chart uses the
+// chart: Helm hands it the parent's global values, which it must accept,
+// and still refuses a misspelt value under the dependency's key.
+func TestChartAsADependency(t *testing.T) {
+	t.Parallel()
+	bin := helmBinary(t)
+	parent := t.TempDir()
+	require.NoError(t, os.CopyFS(filepath.Join(parent, "charts", "gateway"), os.DirFS(chartDir)))
+	require.NoError(t, os.WriteFile(filepath.Join(parent, "Chart.yaml"), []byte("apiVersion: v2\nname: platform\nversion: 1.0.0\n"), 0o600))
+	urls, err := os.ReadFile(filepath.Join(ciValues, "default-values.yaml"))
+	require.NoError(t, err)
+	values := "global:\n  team: api\ngateway:\n" + indent(string(urls), "  ")
+	require.NoError(t, os.WriteFile(filepath.Join(parent, "values.yaml"), []byte(values), 0o600))
+
+	out, err := helm(t, bin, "", "template", "p", parent)
+	require.NoError(t, err, out)
+	_, err = Validate([]byte(out))
+	require.NoError(t, err)
+
+	out, err = helm(t, bin, "", "template", "p", parent, "--set", "gateway.ingres.enabled=true")
+	require.Error(t, err, out)
+	assert.Contains(t, out, "at '': additional properties 'ingres' not allowed")
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
