@@ -10,6 +10,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -71,6 +72,8 @@ func knownKinds() map[string]func() any {
 		"autoscaling/v2/HorizontalPodAutoscaler":  func() any { return &autoscalingv2.HorizontalPodAutoscaler{} },
 		"policy/v1/PodDisruptionBudget":           func() any { return &policyv1.PodDisruptionBudget{} },
 		"networking.k8s.io/v1/NetworkPolicy":      func() any { return &networkingv1.NetworkPolicy{} },
+		"networking.k8s.io/v1/Ingress":            func() any { return &networkingv1.Ingress{} },
+		"gateway.networking.k8s.io/v1/HTTPRoute":  func() any { return &gatewayv1.HTTPRoute{} },
 		"monitoring.coreos.com/v1/ServiceMonitor": func() any { return &ServiceMonitor{} },
 		"monitoring.coreos.com/v1/PrometheusRule": func() any { return &PrometheusRule{} },
 	}

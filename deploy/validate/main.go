@@ -1,10 +1,13 @@
 // Command validate checks rendered Kubernetes manifests (the multi-document
 // YAML of `helm template`) before they reach a cluster: every document is
 // decoded strictly into its Kubernetes API type, so an unknown or misplaced
-// field, an unknown kind or a wrong value type fails, and the gateway's
-// deployment rules are checked across documents.
+// field, an unknown kind or a wrong value type fails; every null value is
+// refused (read from the YAML itself: the API types cannot see it); and the
+// gateway's deployment rules are checked across documents, among them that
+// no Ingress or HTTPRoute leads to the admin listener.
 //
-//	helm template gw deploy/helm/gateway | (cd deploy/validate && go run . -config ../helm/gateway/files/config.yaml)
+//	helm template gw deploy/helm/gateway -f deploy/helm/gateway/ci/default-values.yaml |
+//	  (cd deploy/validate && go run . -config ../helm/gateway/files/config.yaml)
 //
 // With -config FILE, the config.yaml key of the ConfigMap must equal FILE
 // (trailing newlines aside): the chart then deploys exactly that file, its
@@ -43,10 +46,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "validate: reading stdin: %v\n", err)
 		return 1
 	}
-	objs, err := Decode(data)
-	if err == nil {
-		err = CheckRules(objs)
-	}
+	objs, err := Validate(data)
 	if err == nil && *configPath != "" {
 		err = checkConfig(objs, *configPath)
 	}
@@ -65,6 +65,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// Validate checks a multi-document stream: no null anywhere, every
+// document decoded strictly into its API type and, when all decode, the
+// deployment rules across them. It returns the decoded objects and every
+// problem joined.
+func Validate(stream []byte) ([]Object, error) {
+	objs, err := Decode(stream)
+	err = errors.Join(CheckNulls(Split(stream)), err)
+	if err == nil {
+		err = CheckRules(objs)
+	}
+	return objs, err
 }
 
 // ErrConfigDiffers is returned when the rendered ConfigMap does not hold the

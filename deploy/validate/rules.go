@@ -8,9 +8,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // ErrRule is wrapped by every broken deployment rule.
@@ -31,8 +33,9 @@ const minGracePeriod = 30
 // objects: exactly one Deployment, hardened and probed; credentials only
 // through secretKeyRef; the config mounted as a directory; every Service,
 // PodDisruptionBudget, HorizontalPodAutoscaler and ServiceMonitor pointing
-// at that Deployment's pods and ports; every PrometheusRule loadable by
-// Prometheus.
+// at that Deployment's pods and ports; every Ingress and HTTPRoute backend
+// leading to the API port, never the admin listener; every PrometheusRule
+// loadable by Prometheus.
 func CheckRules(objs []Object) error {
 	var r rules
 	var deps []*appsv1.Deployment
@@ -79,6 +82,10 @@ func CheckRules(objs []Object) error {
 			r.serviceMonitor(v, services)
 		case *PrometheusRule:
 			r.prometheusRule(v)
+		case *networkingv1.Ingress:
+			r.ingress(v, services, d)
+		case *gatewayv1.HTTPRoute:
+			r.httpRoute(v, services, d)
 		}
 	}
 	return r.err()

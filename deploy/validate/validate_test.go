@@ -35,7 +35,8 @@ func TestRunGoodManifests(t *testing.T) {
 	for _, kind := range []string{"apps/v1/Deployment", "v1/Service", "v1/ConfigMap", "v1/ServiceAccount",
 		"autoscaling/v2/HorizontalPodAutoscaler", "policy/v1/PodDisruptionBudget",
 		"networking.k8s.io/v1/NetworkPolicy", "monitoring.coreos.com/v1/ServiceMonitor",
-		"monitoring.coreos.com/v1/PrometheusRule"} {
+		"monitoring.coreos.com/v1/PrometheusRule", "networking.k8s.io/v1/Ingress",
+		"gateway.networking.k8s.io/v1/HTTPRoute"} {
 		assert.Contains(t, stdout.String(), kind)
 	}
 }
@@ -102,6 +103,52 @@ func TestRunRefusesBadManifests(t *testing.T) {
 			return edit(t, s, "    - name: gateway.alerts\n", "    - name: gateway.recording\n")
 		}, wantErr: ErrRule, wantMsg: "repeated"},
 		{desc: "no documents", mutate: func(t *testing.T, s string) string { return "# nothing\n---\n" }},
+		{desc: "an empty map is null", mutate: func(t *testing.T, s string) string {
+			// The pod template's annotations emptied: what the chart rendered without podAnnotations.
+			start := strings.Index(s, "      annotations:\n        checksum/config:")
+			require.Positive(t, start)
+			end := start + strings.Index(s[start:], "      labels:\n")
+			return s[:start] + "      annotations:\n" + s[end:]
+		}, wantErr: ErrNull, wantMsg: "null value at /spec/template/metadata/annotations"},
+		{desc: "an explicit null in a list", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "    - name: public\n", "    - ~\n    - name: public\n")
+		}, wantErr: ErrNull, wantMsg: "gateway/templates/httproute.yaml: null value at /spec/parentRefs/0"},
+		{desc: "a null under a key with a slash", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "        example.com/team: api\n", "        example.com/team: null\n")
+		}, wantErr: ErrNull, wantMsg: "null value at /spec/template/metadata/annotations/example.com~1team"},
+		{desc: "the Ingress leads to the admin port by name", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "                port:\n                  name: api\n", "                port:\n                  name: admin\n")
+		}, wantErr: ErrRule, wantMsg: `Ingress gw-gateway host "api.example.com" path "/": leads to the admin listener`},
+		{desc: "the Ingress leads to the admin port by number", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "                port:\n                  name: api\n", "                port:\n                  number: 9090\n")
+		}, wantErr: ErrRule, wantMsg: "leads to the admin listener (Service gw-gateway port admin)"},
+		{desc: "the Ingress has a default backend on the admin port", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "spec:\n  rules:\n    - http:\n", "spec:\n  defaultBackend:\n    service: {name: gw-gateway, port: {name: admin}}\n  rules:\n    - http:\n")
+		}, wantErr: ErrRule, wantMsg: "Ingress gw-gateway defaultBackend: leads to the admin listener"},
+		{desc: "the Ingress leads to a port the Service lacks", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "                port:\n                  name: api\n", "                port:\n                  name: https\n")
+		}, wantErr: ErrRule, wantMsg: "Service gw-gateway has no port https"},
+		{desc: "the Ingress leads to a Service not rendered", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "              service:\n                name: gw-gateway\n", "              service:\n                name: gw-admin\n")
+		}, wantErr: ErrRule, wantMsg: `leads to Service "gw-admin", which is not rendered`},
+		{desc: "the HTTPRoute leads to the admin port", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "          port: 8443\n", "          port: 9090\n")
+		}, wantErr: ErrRule, wantMsg: "HTTPRoute gw-gateway rule 0 backendRef: leads to the admin listener"},
+		{desc: "the HTTPRoute mirrors to the admin port", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "          port: 8443\n", "          port: 8443\n      filters:\n        - type: RequestMirror\n          requestMirror:\n            backendRef: {name: gw-gateway, port: 9090}\n")
+		}, wantErr: ErrRule, wantMsg: "HTTPRoute gw-gateway rule 0 requestMirror: leads to the admin listener"},
+		{desc: "the HTTPRoute leads to another kind", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "        - name: gw-gateway\n          port: 8443\n", "        - name: gw-gateway\n          kind: ServiceImport\n          group: multicluster.x-k8s.io\n          port: 8443\n")
+		}, wantErr: ErrRule, wantMsg: "backend gw-gateway is not a Service"},
+		{desc: "the HTTPRoute leads to another namespace", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "        - name: gw-gateway\n          port: 8443\n", "        - name: gw-gateway\n          namespace: monitoring\n          port: 8443\n")
+		}, wantErr: ErrRule, wantMsg: "names namespace monitoring"},
+		{desc: "the HTTPRoute's backend has no port", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "        - name: gw-gateway\n          port: 8443\n", "        - name: gw-gateway\n")
+		}, wantErr: ErrRule, wantMsg: "backend gw-gateway has no port"},
+		{desc: "the Service's api port targets the admin container port", mutate: func(t *testing.T, s string) string {
+			return edit(t, s, "      targetPort: api\n", "      targetPort: 9090\n")
+		}, wantErr: ErrRule, wantMsg: "leads to the admin listener (Service gw-gateway port api)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
@@ -111,10 +158,7 @@ func TestRunRefusesBadManifests(t *testing.T) {
 			assert.Equal(t, 1, run(nil, strings.NewReader(in), &stdout, &stderr))
 			assert.Contains(t, stderr.String(), tc.wantMsg)
 			if tc.wantErr != nil {
-				objs, err := Decode([]byte(in))
-				if err == nil {
-					err = CheckRules(objs)
-				}
+				_, err := Validate([]byte(in))
 				assert.True(t, errors.Is(err, tc.wantErr), "got %v", err)
 			}
 		})

@@ -49,6 +49,33 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- end }}
 
+{{/* The pod template's annotations as a YAML map ("{}" when there are none): the config's
+checksum with config.rollOnChange, and podAnnotations. */}}
+{{- define "gateway.podAnnotations" -}}
+{{- $annotations := deepCopy .Values.podAnnotations }}
+{{- if .Values.config.rollOnChange }}
+{{- $_ := set $annotations "checksum/config" (include "gateway.config" . | sha256sum) }}
+{{- end }}
+{{- toYaml $annotations }}
+{{- end }}
+
+{{/* The pods' affinity as a YAML map: the affinity value, plus a host anti-affinity
+(podAntiAffinity.mode soft or hard) unless affinity sets its own podAntiAffinity. */}}
+{{- define "gateway.affinity" -}}
+{{- $affinity := deepCopy .Values.affinity }}
+{{- with .Values.podAntiAffinity }}
+{{- if and (ne .mode "none") (not (hasKey $affinity "podAntiAffinity")) }}
+{{- $term := dict "topologyKey" .topologyKey "labelSelector" (dict "matchLabels" (include "gateway.selectorLabels" $ | fromYaml)) }}
+{{- if eq .mode "hard" }}
+{{- $_ := set $affinity "podAntiAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (list $term)) }}
+{{- else }}
+{{- $_ := set $affinity "podAntiAffinity" (dict "preferredDuringSchedulingIgnoredDuringExecution" (list (dict "weight" .weight "podAffinityTerm" $term))) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- toYaml $affinity }}
+{{- end }}
+
 {{/* config.yaml as deployed: config.content, or the shipped copy in files/. */}}
 {{- define "gateway.config" -}}
 {{- if .Values.config.content }}
@@ -105,5 +132,17 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- if and .Values.secrets.env (not .Values.secrets.existingSecret) }}
 {{- fail "secrets.env names credentials but secrets.existingSecret is empty" }}
+{{- end }}
+{{- if and .Values.autoscaling.enabled (hasKey .Values "replicaCount") }}
+{{- fail "replicaCount is ignored while autoscaling.enabled is true (the HorizontalPodAutoscaler sets the replicas): set autoscaling.minReplicas and maxReplicas, or autoscaling.enabled=false" }}
+{{- end }}
+{{- if not (has .Values.podAntiAffinity.mode (list "soft" "hard" "none")) }}
+{{- fail (printf "podAntiAffinity.mode must be soft, hard or none, not %q" .Values.podAntiAffinity.mode) }}
+{{- end }}
+{{- if and .Values.ingress.enabled (not .Values.ingress.hosts) }}
+{{- fail "ingress.enabled needs ingress.hosts: at least one {host, paths}" }}
+{{- end }}
+{{- if and .Values.httpRoute.enabled (not .Values.httpRoute.parentRefs) }}
+{{- fail "httpRoute.enabled needs httpRoute.parentRefs: the Gateway the route attaches to" }}
 {{- end }}
 {{- end }}
