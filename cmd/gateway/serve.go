@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/restgate/gateway/gateway/activity"
 	"github.com/restgate/gateway/gateway/app"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/cluster"
@@ -86,12 +87,14 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	if localCalls(cfg.Log, terminal) {
 		callLog = calllog.NewLocal(shipper, logger)
 	}
+	recorder := activity.FromConfig(cfg)
 	shared := &app.Shared{
 		Logger: logger, Metrics: m, CallLog: callLog, Cluster: store,
 		Duplicates: store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries)),
-		Upstreams:  app.NewUpstreamSet(upstreams.LogAttempts(m, logger), sb.url),
+		Upstreams:  app.NewUpstreamSet(upstreams.LogAttempts(recorder.Observe(m), logger), sb.url),
 		Tracer:     tr.Tracer(),
 		Spool:      uploads,
+		Activity:   recorder,
 	}
 	gw, err := app.Build(ctx, cfg, table, shared)
 	if err != nil {

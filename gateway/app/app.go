@@ -17,6 +17,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/restgate/gateway/gateway/activity"
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/cluster"
@@ -47,6 +48,9 @@ type Shared struct {
 	// do again. Nil: the first Build with a files route opens one under
 	// server.dataDir/spool and keeps it.
 	Spool *spool.Spool
+	// Activity keeps the recent calls the operator's console shows
+	// (gateway/activity); nil when recording is off.
+	Activity *activity.Recorder
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 
@@ -183,7 +187,7 @@ func chain(routes http.Handler, cfg *config.Config, sh *Shared, authn identity.A
 		// metrics and the call log see every answer, errors of the layers below included
 		func(h http.Handler) http.Handler {
 			return middleware.Observe(h, middleware.ObserveDeps{Metrics: sh.Metrics, Log: sh.CallLog,
-				Duplicates: sh.Duplicates, Logger: sh.Logger, Slow: cfg.Log.SlowThreshold, Now: now})
+				Duplicates: sh.Duplicates, Activity: sh.Activity, Logger: sh.Logger, Slow: cfg.Log.SlowThreshold, Now: now})
 		},
 		// every answer below, errors included, compressed when the client accepts it
 		e.compress,

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/restgate/gateway/gateway/activity"
 	"github.com/restgate/gateway/gateway/app/apptest"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/config"
@@ -74,13 +75,15 @@ func benchGatewayWith(tb testing.TB, list []byte, tracer trace.Tracer, extra ...
 		cancel()
 		_ = shipper.Close(context.Background())
 	})
+	recorder := activity.FromConfig(cfg)
 	sh := &Shared{
 		Logger: discardLogger(), Metrics: m, CallLog: shipper,
 		Duplicates: duplicates.New(cfg.Log.DuplicateWindow, 1000),
-		Upstreams: NewUpstreamSet(m, func(string, string) (string, error) {
+		Upstreams: NewUpstreamSet(recorder.Observe(m), func(string, string) (string, error) {
 			return "", fmt.Errorf("no sandbox here")
 		}),
-		Tracer: tracer,
+		Tracer:   tracer,
+		Activity: recorder,
 	}
 	gw, err := Build(context.Background(), cfg, table, sh)
 	require.NoError(tb, err)
@@ -117,6 +120,27 @@ func BenchmarkGatewayAccountsV2(b *testing.B) {
 		if rec.Code != http.StatusOK {
 			b.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}
+	}
+}
+
+// BenchmarkGatewayAccountsV2Recording is BenchmarkGatewayAccountsV2 with
+// the console's recording off and on (the shipped default, which
+// BenchmarkGatewayAccountsV2 runs too): what the recording adds to a
+// request, allocations included.
+func BenchmarkGatewayAccountsV2Recording(b *testing.B) {
+	for _, record := range []string{"false", "true"} {
+		b.Run("record="+record, func(b *testing.B) {
+			h, _ := benchGateway(b, sandboxaccounts.FixedList(), "GATEWAY_CONSOLE_RECORD", record)
+			req := httptest.NewRequest(http.MethodGet, "/v2/accounts", nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", rec.Code, rec.Body)
+				}
+			}
+		})
 	}
 }
 

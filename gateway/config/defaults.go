@@ -74,6 +74,7 @@ func Defaults(c *Config) {
 	setStr(&l.LocalFormat, LocalAuto)
 
 	clusterDefaults(&c.Cluster)
+	consoleDefaults(&c.Console)
 
 	for i := range c.Routes {
 		if len(c.Routes[i].Methods) == 0 {

@@ -56,6 +56,7 @@ func Validate(c *Config) error {
 	validateLog(&p, &c.Log)
 	validateTracing(&p, &c.Tracing)
 	validateCluster(&p, &c.Cluster)
+	validateConsole(&p, &c.Console)
 	for name, s := range c.Upstreams {
 		p.errs = append(p.errs, s.Validate("upstreams."+name)...)
 	}
