@@ -78,6 +78,10 @@ type Gateway struct {
 	Config  *config.Config
 	Table   *routes.Table
 	Handler http.Handler
+	// Authenticator identifies callers the way the configuration's
+	// auth.mode says (the operator's console accepts one holding its
+	// admin role).
+	Authenticator identity.Authenticator
 	// stop ends what the build started in the background (the JWKS
 	// refresh).
 	stop context.CancelFunc
@@ -160,7 +164,7 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 	}
 	h := chain(mux, cfg, sh, authn, w, now, edges{compress: compress, route: mux.Route,
 		cors: middleware.NewCORSPolicies(table, cfg.Server.CORS)})
-	return &Gateway{Config: cfg, Table: table, Handler: h, stop: stop, checkVersions: env.checkVersions}, nil
+	return &Gateway{Config: cfg, Table: table, Handler: h, Authenticator: authn, stop: stop, checkVersions: env.checkVersions}, nil
 }
 
 // edges are the layers of chain made from the configuration before it:
