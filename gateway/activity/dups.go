@@ -139,7 +139,7 @@ func (d *duplicates) list(first, last int64, limit int) []DuplicateUser {
 		for _, e := range t.entries {
 			u := byUser[e.user]
 			if u == nil {
-				u = &DuplicateUser{User: e.user}
+				u = &DuplicateUser{User: e.user, Routes: []DuplicateRoute{}}
 				byUser[e.user] = u
 				routes[e.user] = map[[2]string]uint64{}
 			}

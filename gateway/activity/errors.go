@@ -167,7 +167,7 @@ func (e *errorsByCode) list(current int64) []ErrorCode {
 			continue
 		}
 		if byCode[k.code] == nil {
-			byCode[k.code] = &ErrorCode{Code: k.code}
+			byCode[k.code] = &ErrorCode{Code: k.code, ByRoute: []ErrorSplit{}, ByUpstream: []ErrorSplit{}}
 			routes[k.code] = map[[2]string]*errCounts{}
 			ups[k.code] = map[string]*errCounts{}
 		}

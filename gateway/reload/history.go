@@ -62,6 +62,12 @@ func (r *Reloader) record(a Attempt) {
 	if a.Applied {
 		r.status.Revision, r.status.LoadedAt = a.Revision, a.Time
 	}
+	if a.Problems == nil {
+		a.Problems = []string{}
+	}
+	if a.Restart == nil {
+		a.Restart = []string{}
+	}
 	h := r.status.Reloads
 	if len(h) == historySize {
 		h = append(h[:0], h[1:]...)
