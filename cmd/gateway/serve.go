@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/restgate/gateway/gateway/activity"
+	"github.com/restgate/gateway/gateway/adminapi"
 	"github.com/restgate/gateway/gateway/app"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/cluster"
@@ -31,6 +32,7 @@ import (
 // log. Any problem before serving (config, port in use, missing secret) is
 // returned as one error naming its cause.
 func serve(ctx context.Context, path string, stdout io.Writer, getenv func(string) string) error {
+	started := time.Now()
 	cfg, table, err := routes.Load(path, getenv, sandboxCheck(sandboxBuilt), dataDirCheck())
 	if err != nil {
 		return err
@@ -125,6 +127,8 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 
 	r := reload.New(reload.Options{Path: path, Getenv: getenv, Serving: gw, Shared: shared, Target: api,
 		Counter: m, Logger: logger, Checks: []routes.Check{sandboxCheck(sandboxBuilt)}})
+	mountConsole(srv, cfg, consoleParts{build: adminapi.Build{Version: version, Revision: revision, GoVersion: goVersion},
+		started: started, reloader: r, shared: shared, metrics: reg, tls: tlsCfg != nil}, logger)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)

@@ -71,7 +71,8 @@ type Sources struct {
 	Build     Build
 	Started   time.Time
 	Listeners Listeners
-	Access    Access
+	// Access says who may use the API now (a reload may change auth.mode).
+	Access func() Access
 	// Serving is the gateway serving now (reload.Reloader.Serving).
 	Serving func() *app.Gateway
 	// Reloads is the configuration's revision and its last reloads

@@ -116,7 +116,7 @@ func newGateway(t *testing.T, extraMetrics ...prometheus.Collector) *testGateway
 		Build:     adminapi.Build{Version: "1.2.3", Revision: "abc", GoVersion: "go1.26"},
 		Started:   time.Now(),
 		Listeners: adminapi.Listeners{API: "http://127.0.0.1:8443", Admin: "http://127.0.0.1:9090"},
-		Access:    adminapi.Access{Loopback: true, Role: "admin"},
+		Access:    func() adminapi.Access { return adminapi.Access{Loopback: true} },
 		Serving:   r.Serving, Reloads: r.Status, Upstreams: sh.Upstreams, Metrics: reg, Activity: rec,
 	})
 	return &testGateway{api: swap, admin: admin, reg: reg, reloader: r, path: path, config: text, tokens: &tokens}

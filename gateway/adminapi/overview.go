@@ -106,7 +106,7 @@ func (a *api) overview(r *http.Request) (any, error) {
 	o := overview{Build: a.src.Build, Now: now, StartedAt: a.src.Started, UptimeSeconds: now.Sub(a.src.Started).Seconds(),
 		Config: configInfo{Path: st.Path, Revision: st.Revision, LoadedAt: st.LoadedAt, Versions: cfg.Versions,
 			Routes: len(gw.Table.Entries()), Upstreams: len(cfg.Upstreams), LastReloads: st.Reloads[:min(len(st.Reloads), lastReloads)]},
-		Listeners: a.src.Listeners, Auth: authInfo{Mode: cfg.Auth.Mode}, Access: a.src.Access,
+		Listeners: a.src.Listeners, Auth: authInfo{Mode: cfg.Auth.Mode}, Access: a.src.Access(),
 		Recording: a.src.Activity != nil, Cluster: clusterOf(cfg, fams), CallLog: callLogOf(cfg, fams),
 		Cache: cacheOf(fams)}
 	if rl := cfg.Auth.RateLimit; rl.RequestsPerSecond > 0 {

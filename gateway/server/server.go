@@ -1,8 +1,9 @@
 // Package server runs the gateway's two listeners: the API listener (TLS per
 // config, every timeout set, its handler swappable for hot reload; plain
 // HTTP served by h1server or, with server.http1 std, by net/http) and the
-// admin listener (/metrics, /healthz, /readyz, and Go's profiles when
-// server.pprof is on), each with its own cap of open connections
+// admin listener (/metrics, /healthz, /readyz, Go's profiles when
+// server.pprof is on, and what HandleAdmin adds: the operator's console),
+// each with its own cap of open connections
 // (server.limits.maxConnections and maxAdminConnections). Shutdown drains:
 // readiness goes false first, then in-flight requests finish.
 package server
@@ -52,6 +53,7 @@ type httpServer interface {
 type Server struct {
 	api              httpServer
 	admin            *http.Server
+	adminRoutes      *http.ServeMux
 	apiLn, adminLn   net.Listener
 	ready, draining  atomic.Bool
 	logger           *slog.Logger
@@ -143,8 +145,14 @@ func (s *Server) Serve(ctx context.Context, drainCtx func() (context.Context, co
 	return nil
 }
 
+// HandleAdmin serves pattern (an http.ServeMux pattern) on the admin
+// listener with h, beside /metrics, /healthz and /readyz, which keep
+// their own handlers. Call it before Serve.
+func (s *Server) HandleAdmin(pattern string, h http.Handler) { s.adminRoutes.Handle(pattern, h) }
+
 func (s *Server) adminMux(metrics http.Handler, profiles bool) http.Handler {
 	mux := http.NewServeMux()
+	s.adminRoutes = mux
 	mux.Handle("GET /metrics", metrics)
 	if profiles {
 		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
