@@ -100,7 +100,9 @@ func startConsoleGateway(t *testing.T, consoleKeys string, env ...string) *conso
 	dir := t.TempDir()
 	g := &consoleGateway{path: filepath.Join(dir, "config.yaml")}
 	g.gatewayProcess = startProcess(t, dir, func(api, admin string) string {
-		g.config = func(extra string) string { return consoleConfig(api, admin, dir, fast, slow, broken, consoleKeys, extra) }
+		g.config = func(extra string) string {
+			return consoleConfig(api, admin, dir, fast, slow, broken, consoleKeys, extra)
+		}
 		return g.config("")
 	}, env...)
 	return g
@@ -269,5 +271,73 @@ func TestConsoleSignIn(t *testing.T) {
 	assert.Equal(t, token, stored, "kept in the tab's session storage only")
 	for _, p := range b.seen() {
 		assert.Contains(t, p, "401", "only the answers before signing in failed")
+	}
+}
+
+// adminConfig is a gateway whose admin listener is admin, with console
+// keys of its own.
+const adminConfig = `server:
+  listen: %s
+  adminListen: %s
+  tls: {mode: "off"}
+  dataDir: %s
+versions: [v1]
+console:
+%s
+routes:
+  - {path: "/{version}/settings/endpoints", kind: endpoints}
+`
+
+// Off loopback the console is locked until a credential is configured;
+// the probes and the metrics answer as before either way.
+func TestConsoleOffLoopback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the gateway")
+	}
+	t.Parallel()
+	const token = "0123456789abcdef0123456789abcdef-admin"
+	tests := []struct {
+		desc, console string
+		env           []string
+		// page is the status of GET /, api of the API without and with
+		// the token.
+		page, api, withToken int
+		log                  string
+	}{
+		{desc: "no credential: locked", console: "  adminRole: admin", page: 200, api: 403, withToken: 403,
+			log: "the console is locked"},
+		{desc: "the token", console: "  token: ${GATEWAY_ADMIN_TOKEN}", env: []string{"GATEWAY_ADMIN_TOKEN=" + token},
+			page: 200, api: 401, withToken: 200, log: `"msg":"console"`},
+		{desc: "console off", console: "  enabled: false", page: 404, api: 404, withToken: 404},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			g := startProcess(t, dir, func(api, admin string) string {
+				_, port, _ := strings.Cut(admin, ":")
+				return fmt.Sprintf(adminConfig, api, "0.0.0.0:"+port, dir, tt.console)
+			}, tt.env...)
+			get := func(path, bearer string) int {
+				req, err := http.NewRequest("GET", "http://"+g.admin+path, nil)
+				require.NoError(t, err)
+				if bearer != "" {
+					req.Header.Set("Authorization", "Bearer "+bearer)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				require.NoError(t, err)
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			for _, path := range []string{"/metrics", "/healthz", "/readyz"} {
+				assert.Equal(t, 200, get(path, ""), "%s is never guarded", path)
+			}
+			assert.Equal(t, tt.page, get("/", ""))
+			assert.Equal(t, tt.api, get("/admin/api/v1/overview", ""))
+			assert.Equal(t, tt.withToken, get("/admin/api/v1/overview", token))
+			if tt.log != "" {
+				assert.Contains(t, g.out.String(), tt.log)
+			}
+		})
 	}
 }
