@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,8 +14,15 @@ import (
 	"github.com/restgate/gateway/gateway/console"
 	"github.com/restgate/gateway/gateway/identity"
 	"github.com/restgate/gateway/gateway/reload"
-	"github.com/restgate/gateway/gateway/server"
 )
+
+// adminServer is where the console is mounted: the admin listener
+// (*server.Server).
+type adminServer interface {
+	HandleAdmin(pattern string, h http.Handler)
+	APIAddr() string
+	AdminAddr() string
+}
 
 // consoleParts are what the console reads, built once by serve.
 type consoleParts struct {
@@ -30,7 +38,7 @@ type consoleParts struct {
 // (/admin/api/v1/) on the admin listener, unless console.enabled is
 // false. A console no credential can open (off loopback, no token, auth
 // mode none) is mounted locked, and the start says so.
-func mountConsole(srv *server.Server, cfg *config.Config, p consoleParts, logger *slog.Logger) {
+func mountConsole(srv adminServer, cfg *config.Config, p consoleParts, logger *slog.Logger) {
 	c := cfg.Console
 	if !c.On() {
 		return

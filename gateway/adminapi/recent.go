@@ -28,15 +28,7 @@ type slowCallAnswer struct {
 }
 
 func (a *api) slowCalls(r *http.Request) (any, error) {
-	q, err := parseQuery(r, "window", "limit")
-	if err != nil {
-		return nil, err
-	}
-	w, err := q.window()
-	if err != nil {
-		return nil, err
-	}
-	limit, err := q.limit(defaultLimit)
+	w, limit, err := windowAndLimit(r)
 	if err != nil {
 		return nil, err
 	}
@@ -65,19 +57,26 @@ type duplicatesAnswer struct {
 }
 
 func (a *api) duplicates(r *http.Request) (any, error) {
-	q, err := parseQuery(r, "window", "limit")
-	if err != nil {
-		return nil, err
-	}
-	w, err := q.window()
-	if err != nil {
-		return nil, err
-	}
-	limit, err := q.limit(defaultLimit)
+	w, limit, err := windowAndLimit(r)
 	if err != nil {
 		return nil, err
 	}
 	return duplicatesAnswer{Recording: a.src.Activity != nil, Window: w.Name, Users: orEmpty(a.src.Activity.Duplicates(w, limit))}, nil
+}
+
+// windowAndLimit are the window and limit parameters of an operation
+// taking those two only.
+func windowAndLimit(r *http.Request) (activity.Window, int, error) {
+	q, err := parseQuery(r, "window", "limit")
+	if err != nil {
+		return activity.Window{}, 0, err
+	}
+	w, err := q.window()
+	if err != nil {
+		return w, 0, err
+	}
+	limit, err := q.limit(defaultLimit)
+	return w, limit, err
 }
 
 type errorsAnswer struct {
