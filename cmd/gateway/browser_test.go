@@ -202,11 +202,16 @@ func (b *browser) eval(t *testing.T, expr string, out any) {
 	}))
 }
 
-// screenshot writes the tab as a PNG to path.
-func (b *browser) screenshot(t *testing.T, path string) {
+// screenshot writes the tab as a PNG to path: the whole page, or with
+// viewport only what the screen shows.
+func (b *browser) screenshot(t *testing.T, path string, viewport bool) {
 	t.Helper()
 	var png []byte
-	b.run(t, "screenshot", chromedp.FullScreenshot(&png, 100))
+	shot := chromedp.FullScreenshot(&png, 100)
+	if viewport {
+		shot = chromedp.CaptureScreenshot(&png)
+	}
+	b.run(t, "screenshot", shot)
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, png, 0o644))
 }

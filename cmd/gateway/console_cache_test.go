@@ -106,7 +106,7 @@ routes:
 	b.run(t, "open", chromedp.Navigate(srv.URL+"/"))
 	for _, p := range []struct{ page, ready string }{
 		{"overview", `/Response cache/.test(document.querySelector('main').textContent) && /hit 42, miss 8/.test(document.querySelector('main').textContent) && /84.0%/.test(document.querySelector('main').textContent)`},
-		{"routes", `/hit 42, miss 8/.test(document.querySelector('main tbody').textContent)`},
+		{"routes", `/hit 42, miss 8/.test(document.querySelector('main tbody')?.textContent ?? '')`},
 		{"upstreams", `document.querySelector('main meter') !== null && /13,500 used of 15,000 \(90.0%\)/.test(document.querySelector('main').textContent)`},
 	} {
 		b.run(t, "open "+p.page, chromedp.Click(`#nav a[data-page="`+p.page+`"]`, chromedp.ByQuery))

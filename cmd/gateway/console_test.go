@@ -225,7 +225,7 @@ func TestConsoleInABrowser(t *testing.T) {
 				.map(v => v.id + ' (' + v.impact + '): ' + v.help + ' at ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')))`, &serious)
 			assert.Empty(t, serious, "axe-core: serious or critical violations")
 			if *update {
-				b.screenshot(t, filepath.Join(shots, p.shot+".png"))
+				b.screenshot(t, filepath.Join(shots, p.shot+".png"), false)
 			}
 		})
 	}
@@ -242,7 +242,7 @@ func TestConsoleInABrowser(t *testing.T) {
 		if *update {
 			b.run(t, "overview", chromedp.Click(`#nav a[data-page="overview"]`, chromedp.ByQuery))
 			b.until(t, "overview", consolePages[0].ready)
-			b.screenshot(t, filepath.Join(shots, "phone.png"))
+			b.screenshot(t, filepath.Join(shots, "phone.png"), true)
 		}
 	})
 	var alerts int
