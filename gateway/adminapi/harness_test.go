@@ -68,7 +68,7 @@ type testGateway struct {
 	tokens   *atomic.Int32
 }
 
-func newGateway(t *testing.T, extraMetrics ...prometheus.Collector) *testGateway {
+func newGateway(t testing.TB, extraMetrics ...prometheus.Collector) *testGateway {
 	t.Helper()
 	backend := func(delay time.Duration, status int) string {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -127,7 +127,7 @@ type nopLog struct{}
 func (nopLog) Enqueue(calllog.Entry) {}
 
 // call sends one request through the gateway's API and returns its status.
-func (g *testGateway) call(t *testing.T, method, path, body string, header ...string) int {
+func (g *testGateway) call(t testing.TB, method, path, body string, header ...string) int {
 	t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	if body != "" {
@@ -142,7 +142,7 @@ func (g *testGateway) call(t *testing.T, method, path, body string, header ...st
 }
 
 // get asks the admin API for path.
-func (g *testGateway) get(t *testing.T, method, path string) *httptest.ResponseRecorder {
+func (g *testGateway) get(t testing.TB, method, path string) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	g.admin.ServeHTTP(rec, httptest.NewRequest(method, path, nil))

@@ -1,6 +1,8 @@
 package adminapi
 
 import (
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,4 +26,34 @@ func TestSafeURLShowsNoCredential(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, safeURL(tt.in), tt.in)
 	}
+}
+
+// FuzzSafeURL: no user info and no query value of the input survives.
+func FuzzSafeURL(f *testing.F) {
+	for _, seed := range []string{"https://u:secretpw@h.example.com/p?key=secretvalue", "http://h/?a=1&a=2", "sandbox", "//user:pw@host/x",
+		"https://h.example.com/p?%zz=1", "https://[::1]:9/p?token=abcdef#frag"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		out := safeURL(raw)
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" {
+			return
+		}
+		if p, ok := u.User.Password(); ok && len(p) >= 4 && strings.Contains(out, "@") {
+			t.Fatalf("%q: user info kept in %q", raw, out)
+		}
+		if shown, err := url.Parse(out); err == nil {
+			if shown.User != nil {
+				t.Fatalf("%q: user info kept in %q", raw, out)
+			}
+			for name, values := range shown.Query() {
+				for _, v := range values {
+					if v != masked {
+						t.Fatalf("%q: query %s=%q shown in %q", raw, name, v, out)
+					}
+				}
+			}
+		}
+	})
 }
