@@ -8,9 +8,10 @@
 //
 // Everything is bounded in memory (see Config and
 // docs/reference/admin-api.md) and kept in this process only. Record, on
-// the request path, takes no lock and allocates nothing for a request that
-// is neither among the slowest of its minute, an error nor a duplicate: it
-// adds to a few atomic counters.
+// the request path, allocates nothing for a request that is neither among
+// the slowest of its minute, an error nor a duplicate, and takes no lock
+// (but for the first request of a route in each 15-second tick, which
+// clears the tick's slot): it adds to a few atomic counters.
 package activity
 
 import (
