@@ -55,6 +55,9 @@ async function refresh() {
     if (mine !== generation || cur !== current) return;
     cur.content.replaceChildren(problem(e));
     updated.textContent = 'Not updated';
+    // the sign-in form waits for the operator: polling would redraw it
+    // under their typing
+    if (e instanceof APIError && e.status === 401) return;
   }
   schedule();
 }
