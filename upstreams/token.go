@@ -54,9 +54,17 @@ type Tokens struct {
 	timeout time.Duration
 	now     func() time.Time
 
+	// flow is OAuthSettings.Flow, for State.
+	flow string
+
 	mu     sync.Mutex
 	cur    *accessToken
 	flight *tokenFlight
+	// refreshed is when the last token was obtained; lastErr and
+	// lastErrAt why and when the last fetch failed ("" after a success).
+	refreshed time.Time
+	lastErr   string
+	lastErrAt time.Time
 	// refresh is the refresh token of FlowRefreshToken, replaced when the
 	// token endpoint rotates it.
 	refresh string
@@ -98,7 +106,7 @@ func NewTokens(name string, o OAuthSettings, s Settings) (*Tokens, error) {
 	}
 	d := s.WithDefaults()
 	hc := &http.Client{Transport: newStdTransport(d), Timeout: d.Timeout}
-	t := &Tokens{name: name, timeout: d.Timeout, now: time.Now, refresh: o.RefreshToken}
+	t := &Tokens{name: name, timeout: d.Timeout, now: time.Now, refresh: o.RefreshToken, flow: o.Flow}
 	withClient := func(ctx context.Context) context.Context { return context.WithValue(ctx, oauth2.HTTPClient, hc) }
 	switch o.Flow {
 	case FlowJWTBearer:
@@ -212,7 +220,9 @@ func (t *Tokens) run(ctx context.Context, f *tokenFlight) {
 	}
 	t.mu.Lock()
 	if err == nil {
-		t.cur = at
+		t.cur, t.refreshed, t.lastErr = at, t.now(), ""
+	} else {
+		t.lastErr, t.lastErrAt = TrimMessage(err.Error()), t.now()
 	}
 	t.flight = nil
 	t.mu.Unlock()

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/restgate/gateway/gateway/cache"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/restgate/gateway/gateway/cache"
 	"github.com/restgate/gateway/gateway/config"
 	"github.com/restgate/gateway/gateway/routes"
 )
@@ -22,7 +22,7 @@ func check(path string, stdout, stderr io.Writer, getenv func(string) string) in
 		printProblems(stderr, path, err)
 		return 1
 	}
-	printTable(stdout, cfg, table)
+	printTable(stdout, table)
 	printTieBreaks(stdout, table)
 	printCache(stdout, cfg, table)
 	return 0
@@ -57,25 +57,15 @@ func printTieBreaks(w io.Writer, t *routes.Table) {
 	}
 }
 
-func printTable(w io.Writer, cfg *config.Config, t *routes.Table) {
+func printTable(w io.Writer, t *routes.Table) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "METHOD\tURI\tKIND\tUPSTREAM\tVERSIONS")
-	for _, e := range t.Entries() {
-		var versions []string
-		for _, v := range cfg.Versions {
-			if e.Route.Serves(v) {
-				versions = append(versions, v)
-			}
-		}
-		up := e.Route.Spec.Upstream
+	for _, r := range t.Rows() {
+		up := r.Upstream
 		if up == "" {
 			up = "-"
 		}
-		kind := e.Route.Spec.Kind
-		if e.Route.Spec.Action != "" {
-			kind += ":" + e.Route.Spec.Action
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Method, e.Route.Template, kind, up, strings.Join(versions, ","))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Method, r.Template, r.Kind, up, strings.Join(r.Versions, ","))
 	}
 	tw.Flush()
 }

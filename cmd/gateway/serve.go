@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/restgate/gateway/gateway/activity"
+	"github.com/restgate/gateway/gateway/adminapi"
 	"github.com/restgate/gateway/gateway/allowance"
 	"github.com/restgate/gateway/gateway/app"
 	"github.com/restgate/gateway/gateway/cache"
@@ -33,6 +35,7 @@ import (
 // log. Any problem before serving (config, port in use, missing secret) is
 // returned as one error naming its cause.
 func serve(ctx context.Context, path string, stdout io.Writer, getenv func(string) string) error {
+	started := time.Now()
 	cfg, table, err := routes.Load(path, getenv, sandboxCheck(sandboxBuilt), dataDirCheck())
 	if err != nil {
 		return err
@@ -103,15 +106,17 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 	consumers := quota.NewMemory(cfg.Auth.Quotas.MaxConsumers, nil)
 	quotas := quota.NewCounter(store.Quotas(consumers), consumers, nil)
 	m.SetQuotaSource(quotas)
+	recorder := activity.FromConfig(cfg)
 	shared := &app.Shared{
 		Logger: logger, Metrics: m, CallLog: callLog, Cluster: store,
 		Duplicates:    store.Duplicates(cfg.Log.DuplicateWindow, duplicates.New(cfg.Log.DuplicateWindow, cfg.Log.DuplicateMaxEntries)),
-		Upstreams:     app.NewUpstreamSet(upstreams.LogAttempts(m, logger), sb.url),
+		Upstreams:     app.NewUpstreamSet(upstreams.LogAttempts(recorder.Observe(m), logger), sb.url),
 		Tracer:        tr.Tracer(),
 		Spool:         uploads,
 		CacheRecorder: cacheMetrics,
 		Allowances:    guards,
 		Quotas:        quotas,
+		Activity:      recorder,
 	}
 	gw, err := app.Build(ctx, cfg, table, shared)
 	if err != nil {
@@ -145,6 +150,8 @@ func serve(ctx context.Context, path string, stdout io.Writer, getenv func(strin
 
 	r := reload.New(reload.Options{Path: path, Getenv: getenv, Serving: gw, Shared: shared, Target: api,
 		Counter: m, Logger: logger, Checks: []routes.Check{sandboxCheck(sandboxBuilt)}})
+	mountConsole(srv, cfg, consoleParts{build: adminapi.Build{Version: version, Revision: revision, GoVersion: goVersion},
+		started: started, reloader: r, shared: shared, metrics: reg, tls: tlsCfg != nil}, logger)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)

@@ -35,11 +35,11 @@ func TestSmokeRun(t *testing.T) {
 	defer cancel()
 	var out, log bytes.Buffer
 	profile := filepath.Join(t.TempDir(), "gateway.prof")
-	code := run(ctx, []string{"-smoke", "-json", "-cpuprofile", profile}, &out, &log)
+	code := run(ctx, []string{"-smoke", "-json", "-cpuprofile", profile, "-console"}, &out, &log)
 	require.Equal(t, 0, code, log.String())
 	var rep report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
-	require.Len(t, rep.Targets, 4)
+	require.Len(t, rep.Targets, 5)
 	for _, tr := range rep.Targets {
 		assert.Positive(t, tr.Requests, tr.Name)
 		assert.Zero(t, tr.Errors, tr.Name)
@@ -50,6 +50,9 @@ func TestSmokeRun(t *testing.T) {
 	}
 	assert.Equal(t, "gateway", rep.Targets[2].Name)
 	assert.Equal(t, "gateway-std", rep.Targets[3].Name)
+	assert.Equal(t, targetGatewayNoRecord, rep.Targets[4].Name, "-console adds the gateway without the console's recording")
+	require.NotNil(t, rep.ConsoleRecording)
+	assert.Positive(t, rep.ConsoleRecording.RecordingVsOff.CPUPerRequest)
 	assert.Positive(t, rep.GatewayVsProxy.CPUPerRequest)
 	require.NotNil(t, rep.GatewayStdVsProxy)
 	assert.Positive(t, rep.GatewayStdVsProxy.CPUPerRequest)

@@ -60,6 +60,9 @@ func (o *options) targetNames() []string {
 			names = append(names, targetGatewayRedisQuota)
 		}
 	}
+	if o.console {
+		names = append(names, targetGatewayNoRecord)
+	}
 	for _, r := range o.tracing {
 		names = append(names, tracedName(r))
 	}
@@ -228,6 +231,15 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		gateways = append(gateways, std)
 		endpoints = append(endpoints, endpoint{name: targetGatewayStd, base: std.url, path: gatewayPath, proc: std})
 	}
+	if o.console {
+		off, err := startGateway(ctx, bin, filepath.Join(dir, "gateway-norecord"), o.host, "fast", false, backend.url, lines.url,
+			append(append([]string(nil), env...), noRecordEnv()...))
+		if err != nil {
+			return nil, err
+		}
+		gateways = append(gateways, off)
+		endpoints = append(endpoints, endpoint{name: targetGatewayNoRecord, base: off.url, path: gatewayPath, proc: off})
+	}
 	var shared *clusterRun
 	if o.cluster {
 		if shared, err = startClusterGateway(ctx, bin, dir, o.host, backend.url, lines.url); err != nil {
@@ -367,6 +379,7 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	rep := newReport(o, runs, lines.Load())
 	rep.addCluster(cluster)
 	rep.addQuota(quota)
+	rep.addConsole()
 	if sink != nil {
 		rep.addTracing(runs[0].targets, int64(sink.SpanCount()))
 	}

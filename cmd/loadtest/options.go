@@ -47,6 +47,9 @@ type options struct {
 	gzip bool
 	// tracing lists the sample ratios of the traced gateway targets.
 	tracing ratioList
+	// console adds the gateway with the console's recording off
+	// (target gateway-norecord).
+	console bool
 	// out is where the JSON summary goes; empty: nowhere.
 	out string
 	// load is the machine's load average at the start and the end of the
@@ -81,6 +84,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	})
 	fs.BoolVar(&o.tls, "tls", false, "also measure over TLS: the gateway's TLS listener against a bare Go TLS reverse proxy (and nginx with TLS)")
 	fs.BoolVar(&o.nginx, "nginx", true, "add nginx pass-through (proxy_pass with keep-alive upstream connections) as a reference when nginx is installed")
+	fs.BoolVar(&o.console, "console", false, "also measure the gateway with the console's recording off (console.record false, target gateway-norecord): what the recording costs a request")
 	fs.StringVar(&o.out, "out", "", "also write the JSON summary to this file")
 	fs.Var(&o.tracing, "tracing", "comma-separated sample ratios (0.01,1): one more gateway target per ratio, with tracing on, exporting over OTLP/HTTP to a span sink in the harness")
 }

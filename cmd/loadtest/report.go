@@ -46,6 +46,9 @@ type report struct {
 	// Tracing compares the traced gateways with the untraced one in the
 	// first scenario (-tracing).
 	Tracing *tracingReport `json:"tracing,omitempty"`
+	// ConsoleRecording compares the gateway with gateway-norecord in the
+	// first scenario (-console).
+	ConsoleRecording *consoleReport `json:"consoleRecording,omitempty"`
 	// Scenarios are every scenario of a sweep, the first included (a
 	// sweep of one too); absent without sweeps.
 	Scenarios []scenarioReport `json:"scenarios,omitempty"`
@@ -236,6 +239,7 @@ func (r *report) writeTable(w io.Writer) {
 	}
 	r.Quota.writeTable(w)
 	r.Tracing.writeTable(w)
+	fmt.Fprint(w, r.ConsoleRecording.line())
 }
 
 // loadAverage is the 1-minute load average of /proc/loadavg, 0 when it

@@ -17,6 +17,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/restgate/gateway/gateway/activity"
 	"github.com/restgate/gateway/gateway/allowance"
 	"github.com/restgate/gateway/gateway/cache"
 	"github.com/restgate/gateway/gateway/call"
@@ -50,6 +51,9 @@ type Shared struct {
 	// do again. Nil: the first Build with a files route opens one under
 	// server.dataDir/spool and keeps it.
 	Spool *spool.Spool
+	// Activity keeps the recent calls the operator's console shows
+	// (gateway/activity); nil when recording is off.
+	Activity *activity.Recorder
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Cache is the response cache (gateway/cache), kept across reloads.
@@ -127,6 +131,10 @@ type Gateway struct {
 	Config  *config.Config
 	Table   *routes.Table
 	Handler http.Handler
+	// Authenticator identifies callers the way the configuration's
+	// auth.mode says (the operator's console accepts one holding its
+	// admin role).
+	Authenticator identity.Authenticator
 	// stop ends what the build started in the background (the JWKS
 	// refresh).
 	stop context.CancelFunc
@@ -219,7 +227,7 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 	}
 	h := chain(mux, cfg, sh, authn, w, now, edges{compress: compress, route: mux.Route,
 		cors: middleware.NewCORSPolicies(table, cfg.Server.CORS)})
-	return &Gateway{Config: cfg, Table: table, Handler: h, stop: stop, checkVersions: env.checkVersions}, nil
+	return &Gateway{Config: cfg, Table: table, Handler: h, Authenticator: authn, stop: stop, checkVersions: env.checkVersions}, nil
 }
 
 // edges are the layers of chain made from the configuration before it:
@@ -246,7 +254,7 @@ func chain(routes http.Handler, cfg *config.Config, sh *Shared, authn identity.A
 		// metrics and the call log see every answer, errors of the layers below included
 		func(h http.Handler) http.Handler {
 			return middleware.Observe(h, middleware.ObserveDeps{Metrics: sh.Metrics, Log: sh.CallLog,
-				Duplicates: sh.Duplicates, Logger: sh.Logger, Slow: cfg.Log.SlowThreshold, Now: now})
+				Duplicates: sh.Duplicates, Activity: sh.Activity, Logger: sh.Logger, Slow: cfg.Log.SlowThreshold, Now: now})
 		},
 		// every answer below, errors included, compressed when the client accepts it
 		e.compress,

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/restgate/gateway/gateway/activity"
 	"github.com/restgate/gateway/gateway/app/apptest"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/config"
@@ -84,13 +85,15 @@ func benchGatewayOn(tb testing.TB, text, usage string, list []byte, tracer trace
 		cancel()
 		_ = shipper.Close(context.Background())
 	})
+	recorder := activity.FromConfig(cfg)
 	sh := &Shared{
 		Logger: discardLogger(), Metrics: m, CallLog: shipper,
 		Duplicates: duplicates.New(cfg.Log.DuplicateWindow, 1000),
-		Upstreams: NewUpstreamSet(m, func(string, string) (string, error) {
+		Upstreams: NewUpstreamSet(recorder.Observe(m), func(string, string) (string, error) {
 			return "", fmt.Errorf("no sandbox here")
 		}),
-		Tracer: tracer,
+		Tracer:   tracer,
+		Activity: recorder,
 	}
 	gw, err := Build(context.Background(), cfg, table, sh)
 	require.NoError(tb, err)
@@ -119,6 +122,11 @@ func TestBenchGatewayAnswersMappedAccounts(t *testing.T) {
 // metrics and the call log on.
 func BenchmarkGatewayAccountsV2(b *testing.B) {
 	h, _ := benchGateway(b, sandboxaccounts.FixedList())
+	benchAccountsV2(b, h)
+}
+
+// benchAccountsV2 asks h for GET /v2/accounts b.N times.
+func benchAccountsV2(b *testing.B, h http.Handler) {
 	req := httptest.NewRequest(http.MethodGet, "/v2/accounts", nil)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -127,6 +135,19 @@ func BenchmarkGatewayAccountsV2(b *testing.B) {
 		if rec.Code != http.StatusOK {
 			b.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}
+	}
+}
+
+// BenchmarkGatewayAccountsV2Recording is BenchmarkGatewayAccountsV2 with
+// the console's recording off and on (the shipped default, which
+// BenchmarkGatewayAccountsV2 runs too): what the recording adds to a
+// request, allocations included.
+func BenchmarkGatewayAccountsV2Recording(b *testing.B) {
+	for _, record := range []string{"false", "true"} {
+		b.Run("record="+record, func(b *testing.B) {
+			h, _ := benchGateway(b, sandboxaccounts.FixedList(), "GATEWAY_CONSOLE_RECORD", record)
+			benchAccountsV2(b, h)
+		})
 	}
 }
 

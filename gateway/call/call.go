@@ -68,6 +68,11 @@ type Call struct {
 	Status      int
 	CodeID      string
 	TotalMillis float64
+	// Set by the writer with an error: its system message (the body in it
+	// masked as the call log masks it) and the upstream whose failure it
+	// reports ("" when no backend failed).
+	SystemMessage string
+	ErrorUpstream string
 
 	// ctx is the context node of the first With, kept here so that binding
 	// a Call allocates nothing of its own.

@@ -223,7 +223,10 @@ func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err err
 		args.Body = string(body)
 	}
 	rd := w.cfg.Catalog.Render(err, args)
-	c.CodeID = rd.Code.ID
+	c.CodeID, c.SystemMessage = rd.Code.ID, rd.SystemMessage
+	if ue := upstreams.AsError(err); ue != nil {
+		c.ErrorUpstream = ue.Upstream
+	}
 	level := slog.LevelInfo
 	switch {
 	case rd.Status == http.StatusServiceUnavailable:

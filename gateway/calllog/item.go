@@ -26,12 +26,7 @@ type item struct {
 func (s *Shipper) prepare(q *queued, it *item) {
 	body := it.e.Body[:0]
 	it.e = q.e
-	redacted := s.redactor.Append(body, q.e.Body)
-	// Truncation writes after the redacted bytes, then moves the result to
-	// the front: one buffer, no aliasing of q's.
-	n := len(redacted)
-	out := AppendTruncated(redacted, redacted[:n], s.cfg.MaxBodyBytes, q.omitted)
-	it.e.Body = append(out[:0], out[n:]...)
+	it.e.Body = s.masker.appendCopied(body, q.e.Body, q.omitted)
 	it.id = s.idPrefix + strconv.FormatUint(s.ids.Add(1), 36)
 }
 

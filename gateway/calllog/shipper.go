@@ -92,7 +92,7 @@ type Shipper struct {
 	client   *upstreams.Client
 	metrics  Metrics
 	logger   *slog.Logger
-	redactor *Redactor
+	masker   *Masker
 	disk     *diskqueue.Queue // nil with the memory queue
 	idPrefix string
 	ids      atomic.Uint64
@@ -151,7 +151,7 @@ func NewShipper(cfg Config, obs upstreams.Observer, m Metrics, logger *slog.Logg
 		client:    client,
 		metrics:   m,
 		logger:    logger,
-		redactor:  NewRedactor(cfg.RedactFields),
+		masker:    NewMasker(cfg.RedactFields, cfg.MaxBodyBytes),
 		idPrefix:  hex.EncodeToString(prefix[:]) + "-",
 		wake:      make(chan struct{}, 1),
 		spoolWake: make(chan struct{}, 1),

@@ -8,8 +8,9 @@ import (
 // AppendTruncated appends b to dst, cut to at most max bytes on a UTF-8
 // boundary. When it cuts, or when omitted bytes were already dropped before
 // b got here, it adds the marker "...[truncated N bytes]" with N the total
-// left out. A max below 1 keeps no bytes of b.
-func AppendTruncated(dst, b []byte, max, omitted int) []byte {
+// left out. A max below 1 keeps no bytes of b. b may be a string, which
+// is then not converted (no copy beyond dst).
+func AppendTruncated[T string | []byte](dst []byte, b T, max, omitted int) []byte {
 	cut := len(b)
 	if max < 0 {
 		max = 0

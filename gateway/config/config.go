@@ -51,13 +51,16 @@ type Config struct {
 	// Cache bounds the response cache's storage; the routes' cache keys
 	// turn it on.
 	Cache Cache `yaml:"cache" reload:"restart"`
+	// Console is the operator's console on the admin listener.
+	Console Console `yaml:"console" reload:"restart"`
 }
 
 // Server configures the listeners.
 type Server struct {
 	// Listen is the API listener's address. Default 127.0.0.1:8443.
 	Listen string `yaml:"listen"`
-	// AdminListen serves /metrics, /healthz, /readyz. Default 127.0.0.1:9090.
+	// AdminListen serves /metrics, /healthz, /readyz and the operator's
+	// console (see console). Default 127.0.0.1:9090.
 	AdminListen string `yaml:"adminListen"`
 	// TLS is the API listener's TLS.
 	TLS TLS `yaml:"tls"`

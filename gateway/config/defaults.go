@@ -78,6 +78,7 @@ func Defaults(c *Config) {
 
 	clusterDefaults(&c.Cluster)
 	setCacheDefaults(&c.Cache)
+	consoleDefaults(&c.Console)
 
 	for i := range c.Routes {
 		if len(c.Routes[i].Methods) == 0 {

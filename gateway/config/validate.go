@@ -59,6 +59,7 @@ func Validate(c *Config) error {
 	validateTracing(&p, &c.Tracing)
 	validateCluster(&p, &c.Cluster)
 	validateCache(&p, c)
+	validateConsole(&p, &c.Console)
 	for name, s := range c.Upstreams {
 		p.errs = append(p.errs, s.Validate("upstreams."+name)...)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/restgate/gateway/gateway/activity"
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/gateway/calllog"
 	"github.com/restgate/gateway/gateway/duplicates"
@@ -47,6 +48,9 @@ type ObserveDeps struct {
 	Log        CallLog
 	Duplicates Duplicates
 	Logger     *slog.Logger
+	// Activity keeps the recent calls the console shows; nil (recording
+	// off) keeps nothing.
+	Activity *activity.Recorder
 	// Slow: calls slower than this are logged at warning level.
 	Slow time.Duration
 	Now  func() time.Time
@@ -55,7 +59,8 @@ type ObserveDeps struct {
 // Observe records every call after it was answered: the latency histograms
 // (total, gateway, upstream), the error counter by response-code id, the
 // duplicate detector, the asynchronous call log entry and, for slow calls, a
-// warning in the local log. Labels are route templates, never raw paths.
+// warning in the local log, and the console's recording. Labels are route
+// templates, never raw paths.
 // A request whose trace is recorded (tracing on and sampled) gives its trace
 // id to the latency histogram as an exemplar.
 func Observe(next http.Handler, d ObserveDeps) http.Handler {
@@ -96,6 +101,10 @@ func Observe(next http.Handler, d ObserveDeps) http.Handler {
 			Route: route, Version: c.Version, ResponseCode: c.CodeID, Status: status,
 			UpstreamTime: float64(upstream) / float64(time.Millisecond), Duplicate: dup, APIUsage: usage,
 		})
+		d.Activity.Record(&activity.Call{Start: c.Start, End: now, Method: r.Method, Route: template, Version: c.Version,
+			Path: r.URL.Path, User: c.Identity.UserID, TraceID: c.TraceID, Total: total, Upstream: upstream,
+			Status: status, Code: c.CodeID, SystemMessage: c.SystemMessage, ErrorUpstream: c.ErrorUpstream,
+			Body: c.Body, Duplicate: dup})
 		if total >= d.Slow {
 			d.Logger.Warn("slow call", "route", route, "method", r.Method, "status", status,
 				"total_ms", c.TotalMillis, "upstream_ms", float64(upstream)/float64(time.Millisecond),

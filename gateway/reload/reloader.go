@@ -15,6 +15,8 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/restgate/gateway/gateway/app"
 	"github.com/restgate/gateway/gateway/config"
@@ -51,6 +53,8 @@ type Options struct {
 	Counter Counter
 	// Logger receives every problem of a refused config.
 	Logger *slog.Logger
+	// Now is the clock of Status; nil means time.Now.
+	Now func() time.Time
 }
 
 // Reloader applies a new config to the running gateway. Safe for concurrent
@@ -68,6 +72,11 @@ type Reloader struct {
 	// settled, so asking again retries it.
 	last    [sha256.Size]byte
 	settled bool
+	// current is serving, readable without waiting for a reload under way.
+	current atomic.Pointer[app.Gateway]
+
+	hmu    sync.Mutex
+	status Status
 }
 
 // New returns a Reloader. The file's content at this point is taken as
@@ -80,9 +89,15 @@ func New(opts Options) *Reloader {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	r := &Reloader{opts: opts, serving: opts.Serving, started: opts.Serving.Config}
+	r.current.Store(opts.Serving)
+	r.status = Status{Path: opts.Path, LoadedAt: opts.Now()}
 	if data, err := os.ReadFile(opts.Path); err == nil {
 		r.last, r.settled = sha256.Sum256(data), true
+		r.status.Revision = revision(r.last)
 	}
 	return r
 }
@@ -105,7 +120,9 @@ func (r *Reloader) Reload(ctx context.Context, cause string) error {
 		r.opts.Counter.CountReload(false)
 		r.opts.Logger.Error("config reload refused; the previous config keeps serving",
 			"cause", cause, "path", r.opts.Path, "err", err)
-		return fmt.Errorf("reading config: %w", err)
+		err = fmt.Errorf("reading config: %w", err)
+		r.record(Attempt{Time: r.opts.Now(), Cause: cause, Problems: config.Problems(err)})
+		return err
 	}
 	sum := sha256.Sum256(data)
 	if r.settled && sum == r.last {
@@ -114,10 +131,13 @@ func (r *Reloader) Reload(ctx context.Context, cause string) error {
 	}
 	r.last = sum
 	gw, restart, err := r.build(ctx, data)
+	attempt := Attempt{Time: r.opts.Now(), Cause: cause, Revision: revision(sum), Restart: restart}
 	if err != nil {
 		r.opts.Counter.CountReload(false)
+		attempt.Problems = config.Problems(err)
+		r.record(attempt)
 		r.opts.Logger.Error("config reload refused; the previous config keeps serving",
-			"cause", cause, "path", r.opts.Path, "problems", config.Problems(err))
+			"cause", cause, "path", r.opts.Path, "problems", attempt.Problems)
 		return err
 	}
 	if len(restart) > 0 {
@@ -127,7 +147,10 @@ func (r *Reloader) Reload(ctx context.Context, cause string) error {
 	r.opts.Target.Swap(gw.Handler)
 	r.serving.Close()
 	r.serving = gw
+	r.current.Store(gw)
 	r.opts.Counter.CountReload(true)
+	attempt.Applied = true
+	r.record(attempt)
 	r.opts.Logger.Info("config reloaded", "cause", cause, "path", r.opts.Path, "endpoints", len(gw.Table.Entries()))
 	return nil
 }
@@ -138,6 +161,11 @@ func (r *Reloader) Current() *config.Config {
 	defer r.mu.Unlock()
 	return r.serving.Config
 }
+
+// Serving is the gateway serving now (its configuration, route table and
+// authenticator). Unlike Current it does not wait for a reload under way:
+// it returns the one serving until that reload swaps.
+func (r *Reloader) Serving() *app.Gateway { return r.current.Load() }
 
 // build loads the file's data as the start does (routes.Load) and
 // assembles its gateway aside, with the start values of the keys that need

@@ -122,6 +122,40 @@ func (t *Table) Entries() []Entry {
 	return out
 }
 
+// Row is one line of the route table as `gateway check` prints it and the
+// console shows it.
+type Row struct {
+	Method   string `json:"method"`
+	Template string `json:"route"`
+	// Kind is the route kind, with its action after a colon when it has
+	// one (data:query).
+	Kind string `json:"kind"`
+	// Upstream is the route's upstream, "" when it calls none.
+	Upstream string `json:"upstream"`
+	// Versions are the versions it serves, in the table's order.
+	Versions []string `json:"versions"`
+}
+
+// Rows lists every (route, method) in config order as table rows.
+func (t *Table) Rows() []Row {
+	var out []Row
+	for _, e := range t.Entries() {
+		versions := []string{}
+		for _, v := range t.Versions {
+			if e.Route.Serves(v) {
+				versions = append(versions, v)
+			}
+		}
+		kind := e.Route.Spec.Kind
+		if e.Route.Spec.Action != "" {
+			kind += ":" + e.Route.Spec.Action
+		}
+		out = append(out, Row{Method: e.Method, Template: e.Route.Template, Kind: kind, Upstream: e.Route.Spec.Upstream,
+			Versions: versions})
+	}
+	return out
+}
+
 // PathParams returns the names of the {param} segments of a template,
 // version excluded.
 func PathParams(template string) []string {

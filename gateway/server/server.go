@@ -1,8 +1,9 @@
 // Package server runs the gateway's two listeners: the API listener (TLS per
 // config, every timeout set, its handler swappable for hot reload; plain
 // HTTP served by h1server or, with server.http1 std, by net/http) and the
-// admin listener (/metrics, /healthz, /readyz, and Go's profiles when
-// server.pprof is on), each with its own cap of open connections
+// admin listener (/metrics, /healthz, /readyz, Go's profiles when
+// server.pprof is on, and what HandleAdmin adds: the operator's console),
+// each with its own cap of open connections
 // (server.limits.maxConnections and maxAdminConnections). Shutdown drains:
 // readiness goes false first, then in-flight requests finish.
 package server
@@ -50,14 +51,14 @@ type httpServer interface {
 
 // Server holds the bound listeners. Create it with Listen, run it with Serve.
 type Server struct {
-	api              httpServer
-	admin            *http.Server
+	api   httpServer
+	admin *http.Server
+	// adminRoutes is the admin listener's mux (HandleAdmin).
+	adminRoutes      *http.ServeMux
 	apiLn, adminLn   net.Listener
 	ready, draining  atomic.Bool
 	logger           *slog.Logger
 	apiAddr, admAddr string
-	// adminRoutes is the admin listener's mux (HandleAdmin).
-	adminRoutes *http.ServeMux
 }
 
 // Listen binds both listeners now, so a port in use stops the start with a

@@ -16,9 +16,10 @@ package apptest
 // GATEWAY_MAX_OUTPUT (mapping.maxOutputChars) and
 // GATEWAY_ACCOUNTS_PAGING (the accounts upstream's options.paging) for the
 // payload sweep's large pages, and GATEWAY_COMPRESSION
-// (server.compression.enabled); what is unset takes its default (no rate
+// (server.compression.enabled), and GATEWAY_CONSOLE_RECORD (console.record,
+// the console's recording); what is unset takes its default (no rate
 // limit, the memory store, the shipped output limit, adapter paging as in
-// the shipped config, no compression, no tracing).
+// the shipped config, no compression, no tracing, the console recording).
 const AccountsConfig = `server:
   listen: ${GATEWAY_LISTEN:-}
   adminListen: ${GATEWAY_ADMIN_LISTEN:-}
@@ -48,6 +49,8 @@ log:
   level: warn
 tracing:
   enabled: ${GATEWAY_TRACING:-false}
+console:
+  record: ${GATEWAY_CONSOLE_RECORD:-true}
 models:
   Account:
     fields: [Id, Name, External_Id__c, SicDesc, AccountSource, Site, Rating, Description, TickerSymbol,
