@@ -158,6 +158,7 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{desc: "an empty URL", args: append(urls, "--set", "env.FEED_URL="), wantMsg: "at '/env/FEED_URL': '' does not match pattern"},
 		{desc: "an environment variable the chart sets", args: append(urls, "--set", "env.GATEWAY_TLS=off"), wantMsg: "at '/env/GATEWAY_TLS': false schema"},
 		{desc: "a credential as plain environment", args: append(urls, "--set", "env.GATEWAY_JWT_SECRET=s3cret"), wantMsg: "at '/env/GATEWAY_JWT_SECRET': false schema"},
+		{desc: "the console's token as plain environment", args: append(urls, "--set", "env.GATEWAY_ADMIN_TOKEN=0123456789abcdef0123456789abcdef"), wantMsg: "at '/env/GATEWAY_ADMIN_TOKEN': false schema"},
 		{desc: "auth none", args: append(urls, "--set", "auth.mode=none"), wantMsg: "at '/auth/mode': value must be one of 'jwt', 'apikey'"},
 		{desc: "an unknown TLS mode", args: append(urls, "--set", "tls.mode=plain"), wantMsg: "at '/tls/mode': value must be one of 'auto', 'off', 'files'"},
 		{desc: "TLS files without a Secret", args: append(urls, "--set", "tls.mode=files"), wantMsg: "at '/tls/secretName': minLength: got 0, want 1"},

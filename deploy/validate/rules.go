@@ -22,7 +22,7 @@ var ErrRule = errors.New("rule broken")
 // they must come from a Secret, never from a literal value in a manifest.
 func credentialEnv() []string {
 	return []string{"GATEWAY_JWT_SECRET", "WORKFLOW_USER", "WORKFLOW_PASSWORD", "DATA_ACCESS_TOKEN", "DATA_GATEWAY_KEY",
-		"GATEWAY_REDIS_URL", "GATEWAY_REDIS_SENTINEL_PASSWORD"}
+		"GATEWAY_REDIS_URL", "GATEWAY_REDIS_SENTINEL_PASSWORD", "DATA_CLIENT_SECRET", "DATA_REFRESH_TOKEN", "GATEWAY_ADMIN_TOKEN"}
 }
 
 // minGracePeriod is the config's drain (server.timeouts.shutdown, 20s) plus
