@@ -54,6 +54,21 @@ type attemptLogger struct {
 	logger *slog.Logger
 }
 
+// ConcurrencyLimit and SetBreakerState pass on what the wrapped observer
+// takes beyond Observer (the limit and breaker gauges), which embedding the
+// interface would hide.
+func (l attemptLogger) ConcurrencyLimit(upstream string, limit int) {
+	if o, ok := l.Observer.(limitObserver); ok {
+		o.ConcurrencyLimit(upstream, limit)
+	}
+}
+
+func (l attemptLogger) SetBreakerState(upstream, state string) {
+	if o, ok := l.Observer.(interface{ SetBreakerState(upstream, state string) }); ok {
+		o.SetBreakerState(upstream, state)
+	}
+}
+
 func (l attemptLogger) Attempt(a Attempt) {
 	attrs := make([]slog.Attr, 0, 10)
 	u := *a.Request.URL

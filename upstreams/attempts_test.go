@@ -28,6 +28,30 @@ func TestLogAttemptsOnlyAtDebug(t *testing.T) {
 	assert.Nil(t, c.attempts)
 }
 
+// gauges is an observer that also takes the limit and the breaker state.
+type gauges struct {
+	nopObserver
+	limit int
+	state string
+}
+
+func (g *gauges) ConcurrencyLimit(_ string, limit int)   { g.limit = limit }
+func (g *gauges) SetBreakerState(_ string, state string) { g.state = state }
+
+// TestLogAttemptsKeepsTheGauges: at debug the wrapped observer still gets
+// the concurrency limit and the breaker state.
+func TestLogAttemptsKeepsTheGauges(t *testing.T) {
+	t.Parallel()
+	g := &gauges{}
+	debug := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	obs := LogAttempts(g, debug)
+	_, err := NewClient("a", Settings{URL: "http://127.0.0.1:9"}, obs)
+	require.NoError(t, err)
+	assert.Positive(t, g.limit, "the client's limit reached the wrapped observer")
+	obs.(interface{ SetBreakerState(upstream, state string) }).SetBreakerState("a", "closed")
+	assert.Equal(t, "closed", g.state)
+}
+
 func TestLogAttemptsNamesEachDecision(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int32
