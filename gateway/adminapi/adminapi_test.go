@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -309,24 +310,23 @@ func TestUpstreamsShowStateWithoutSecrets(t *testing.T) {
 }
 
 // The cache's and the allowance's metrics are read by name when some part
-// of the gateway registers them.
+// of the gateway registers them: the cache's here by hand (the response
+// cache registers them when the gateway starts one), the allowance's by the
+// gateway's metrics, as a guard records an org's usage.
 func TestCacheAndAllowanceFiguresWhereTheyExist(t *testing.T) {
 	t.Parallel()
 	requests := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "gateway_cache_requests_total", Help: "h"}, []string{"route", "result"})
 	bytes := prometheus.NewGauge(prometheus.GaugeOpts{Name: "gateway_cache_bytes", Help: "h"})
 	entries := prometheus.NewGauge(prometheus.GaugeOpts{Name: "gateway_cache_entries", Help: "h"})
 	evictions := prometheus.NewCounter(prometheus.CounterOpts{Name: "gateway_cache_evictions_total", Help: "h"})
-	used := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "gateway_upstream_allowance_used", Help: "h"}, []string{"upstream"})
-	limit := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "gateway_upstream_allowance_limit", Help: "h"}, []string{"upstream"})
-	g := newGateway(t, requests, bytes, entries, evictions, used, limit)
+	g := newGateway(t, requests, bytes, entries, evictions)
 	requests.WithLabelValues("/{version}/fast", "hit").Add(7)
 	requests.WithLabelValues("/{version}/fast", "miss").Add(3)
 	requests.WithLabelValues("/{version}/slow", "coalesced").Add(2)
 	bytes.Set(4096)
 	entries.Set(12)
 	evictions.Add(1)
-	used.WithLabelValues("fast").Set(900)
-	limit.WithLabelValues("fast").Set(15000)
+	g.metrics.AllowanceUsage("fast", 900, 15000, 1500, time.Now())
 	c := newContract(t)
 
 	var o struct {

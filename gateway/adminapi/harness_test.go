@@ -62,6 +62,7 @@ type testGateway struct {
 	api      http.Handler // the gateway's API
 	admin    http.Handler // the admin API
 	reg      *prometheus.Registry
+	metrics  *metrics.Metrics
 	reloader *reload.Reloader
 	path     string
 	config   string
@@ -119,7 +120,7 @@ func newGateway(t testing.TB, extraMetrics ...prometheus.Collector) *testGateway
 		Access:    func() adminapi.Access { return adminapi.Access{Loopback: true} },
 		Serving:   r.Serving, Reloads: r.Status, Upstreams: sh.Upstreams, Metrics: reg, Activity: rec,
 	})
-	return &testGateway{api: swap, admin: admin, reg: reg, reloader: r, path: path, config: text, tokens: &tokens}
+	return &testGateway{api: swap, admin: admin, reg: reg, metrics: m, reloader: r, path: path, config: text, tokens: &tokens}
 }
 
 type nopLog struct{}
