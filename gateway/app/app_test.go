@@ -65,7 +65,7 @@ models:
       v1: {mapKeys: {Total_Assets__c: totalassets, SicDesc: sicdesc}}
 routes:
   - {path: "/{version}/settings/endpoints", kind: endpoints, summary: "Lists every endpoint"}
-  - {path: "/{version}/settings/model/{objectName}", kind: model, summary: "Key map of a type"}
+  - {path: "/{version}/settings/model/{objectName}", kind: model, methods: [GET, POST], summary: "Key map of a type"}
 `
 
 func newHarness(t *testing.T, yaml string, env map[string]string) *harness {
