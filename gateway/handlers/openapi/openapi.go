@@ -85,10 +85,7 @@ func New(t *routes.Table, reg contract.Registry, s Settings) router.Factory {
 // record as v exposes it.
 func Document(t *routes.Table, reg contract.Registry, s Settings, v string) *openapi3.T {
 	b := newBuilder(s, v)
-	contact := &openapi3.Contact{Name: s.Contact.Name, URL: s.Contact.URL, Email: s.Contact.Email}
-	if contact.Name == "" && contact.URL == "" && contact.Email == "" {
-		contact.Name = config.DefaultContactName
-	}
+	contact := &openapi3.Contact{Name: cmpOr(s.Contact.Name, config.DefaultContactName), URL: s.Contact.URL, Email: s.Contact.Email}
 	doc := &openapi3.T{
 		OpenAPI: "3.1.0",
 		Info: &openapi3.Info{Title: title, Version: v, Description: b.description(), Contact: contact,

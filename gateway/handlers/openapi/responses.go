@@ -105,7 +105,8 @@ func envelopeOf(result *openapi3.SchemaRef, paged bool) *openapi3.Schema {
 // fillResponses fills out with op's answers: the success status with its
 // envelope and headers, and every error status the operation may answer,
 // each its shared error response. With always200 errors are answered 200,
-// so the 200 answer is either.
+// so the 200 answer is one or the other (oneOf: a generator tells them
+// apart by result and responseCode).
 func (b *builder) fillResponses(out *openapi3.Responses, rt *routes.Route, method string, op contract.Operation, rec contract.RecordSchemas) {
 	status := op.Status
 	if status == 0 {
@@ -122,8 +123,14 @@ func (b *builder) fillResponses(out *openapi3.Responses, rt *routes.Route, metho
 		success = &openapi3.SchemaRef{Value: envelopeOf(result, op.Paged)}
 	}
 	desc := "success"
-	if b.settings.Always200 && status == http.StatusOK {
-		success = &openapi3.SchemaRef{Value: &openapi3.Schema{AnyOf: openapi3.SchemaRefs{success, ref("ErrorEnvelope")}}}
+	switch {
+	case !b.settings.Always200 || status != http.StatusOK:
+	case op.Document:
+		// any object, so an error envelope too
+		desc = "success, or an error envelope (errors are answered 200 by this gateway)"
+	default:
+		// one or the other: a success has result, an error responseCode
+		success = &openapi3.SchemaRef{Value: &openapi3.Schema{OneOf: openapi3.SchemaRefs{success, ref("ErrorEnvelope")}}}
 		desc = "success, or an error envelope (errors are answered 200 by this gateway)"
 	}
 	r := openapi3.NewResponse().WithDescription(desc).WithContent(openapi3.Content{
