@@ -66,20 +66,29 @@ func (b *builder) namedAll(m openapi3.Schemas) openapi3.Schemas {
 }
 
 // register holds s under name, or under name2, name3 ... when another
-// schema holds name already, and returns the name s is held under.
+// schema holds name already, and returns the name s is held under. Two
+// schemas are the same when their JSON is.
 func (b *builder) register(name string, s *openapi3.Schema) string {
-	want, _ := json.Marshal(s)
+	text, _ := json.Marshal(s)
+	want := string(text)
 	for n := 1; ; n++ {
 		key := name
 		if n > 1 {
 			key += strconv.Itoa(n)
 		}
-		have, taken := b.schemas[key]
-		if !taken {
-			b.schemas[key] = &openapi3.SchemaRef{Value: s}
-			return key
+		have, known := b.held[key]
+		if !known {
+			held, taken := b.schemas[key]
+			if !taken {
+				b.schemas[key] = &openapi3.SchemaRef{Value: s}
+				b.held[key] = want
+				return key
+			}
+			text, _ := json.Marshal(held.Value) // a common schema (Page ...)
+			have = string(text)
+			b.held[key] = have
 		}
-		if got, _ := json.Marshal(have.Value); string(got) == string(want) {
+		if have == want {
 			return key
 		}
 	}

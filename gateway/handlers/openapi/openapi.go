@@ -148,6 +148,9 @@ type builder struct {
 	schemas   openapi3.Schemas
 	headers   openapi3.Headers
 	responses openapi3.ResponseBodies
+	// held holds the JSON of the schemas register has compared, by
+	// name.
+	held map[string]string
 	// ids counts the operationIds given, to make each unique.
 	ids map[string]int
 	// tags are the tags the operations use.
@@ -156,7 +159,7 @@ type builder struct {
 
 func newBuilder(s Settings, v string) *builder {
 	return &builder{settings: s, version: v, schemas: commonSchemas(), headers: openapi3.Headers{},
-		responses: openapi3.ResponseBodies{}, ids: map[string]int{}, tags: map[string]bool{}}
+		responses: openapi3.ResponseBodies{}, held: map[string]string{}, ids: map[string]int{}, tags: map[string]bool{}}
 }
 
 func (b *builder) components() *openapi3.Components {
