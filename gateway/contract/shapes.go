@@ -58,16 +58,19 @@ func Str(description string) *openapi3.Schema {
 }
 
 // Obj is an object schema of props, open to further members, with the
-// required ones listed.
+// required ones listed. It says additionalProperties: true, which JSON
+// Schema assumes anyway, because client generators do not: without it
+// oapi-codegen and ogen drop the members a record has beyond props (a
+// query record's fields, a task's createTime).
 func Obj(props map[string]*openapi3.Schema, required ...string) *openapi3.Schema {
-	s := openapi3.NewObjectSchema().WithProperties(props)
+	s := openapi3.NewObjectSchema().WithProperties(props).WithAnyAdditionalProperties()
 	if len(required) > 0 {
 		s.Required = required
 	}
 	return s
 }
 
-// Closed is Obj refusing members it does not list.
+// Closed is Obj refusing members it does not list (a request body).
 func Closed(props map[string]*openapi3.Schema, required ...string) *openapi3.Schema {
 	return Obj(props, required...).WithoutAdditionalProperties()
 }

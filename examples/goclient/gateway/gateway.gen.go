@@ -239,7 +239,8 @@ type Deleted struct {
 
 // Endpoint defines model for Endpoint.
 type Endpoint struct {
-	Path EndpointPath `json:"path"`
+	Path                 EndpointPath           `json:"path"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // EndpointPath defines model for EndpointPath.
@@ -252,7 +253,8 @@ type EndpointPath struct {
 	Summary  *string            `json:"summary,omitempty"`
 
 	// Uri the path template
-	Uri string `json:"uri"`
+	Uri                  string                 `json:"uri"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // Envelope Every successful answer.
@@ -834,6 +836,181 @@ func (a Account) MarshalJSON() ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'website': %w", err)
 		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for Endpoint. Returns the specified
+// element and whether it was found
+func (a Endpoint) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for Endpoint
+func (a *Endpoint) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for Endpoint to handle AdditionalProperties
+func (a *Endpoint) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["path"]; found {
+		err = json.Unmarshal(raw, &a.Path)
+		if err != nil {
+			return fmt.Errorf("error reading 'path': %w", err)
+		}
+		delete(object, "path")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for Endpoint to handle AdditionalProperties
+func (a Endpoint) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["path"], err = json.Marshal(a.Path)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'path': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for EndpointPath. Returns the specified
+// element and whether it was found
+func (a EndpointPath) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for EndpointPath
+func (a *EndpointPath) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for EndpointPath to handle AdditionalProperties
+func (a *EndpointPath) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["operation"]; found {
+		err = json.Unmarshal(raw, &a.Operation)
+		if err != nil {
+			return fmt.Errorf("error reading 'operation': %w", err)
+		}
+		delete(object, "operation")
+	}
+
+	if raw, found := object["produces"]; found {
+		err = json.Unmarshal(raw, &a.Produces)
+		if err != nil {
+			return fmt.Errorf("error reading 'produces': %w", err)
+		}
+		delete(object, "produces")
+	}
+
+	if raw, found := object["summary"]; found {
+		err = json.Unmarshal(raw, &a.Summary)
+		if err != nil {
+			return fmt.Errorf("error reading 'summary': %w", err)
+		}
+		delete(object, "summary")
+	}
+
+	if raw, found := object["uri"]; found {
+		err = json.Unmarshal(raw, &a.Uri)
+		if err != nil {
+			return fmt.Errorf("error reading 'uri': %w", err)
+		}
+		delete(object, "uri")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for EndpointPath to handle AdditionalProperties
+func (a EndpointPath) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["operation"], err = json.Marshal(a.Operation)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'operation': %w", err)
+	}
+
+	if a.Produces != nil {
+		object["produces"], err = json.Marshal(a.Produces)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'produces': %w", err)
+		}
+	}
+
+	if a.Summary != nil {
+		object["summary"], err = json.Marshal(a.Summary)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'summary': %w", err)
+		}
+	}
+
+	object["uri"], err = json.Marshal(a.Uri)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'uri': %w", err)
 	}
 
 	for fieldName, field := range a.AdditionalProperties {

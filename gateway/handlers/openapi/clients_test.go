@@ -3,6 +3,7 @@ package openapi_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,6 +145,13 @@ func TestRecordsAreNamedComponents(t *testing.T) {
 	schemas := raw["components"].(map[string]any)["schemas"].(map[string]any)
 	assert.Contains(t, schemas, "ContactSelected", "v1's list selects fields")
 	assert.Contains(t, schemas, "ContactInput")
+	for name, s := range schemas {
+		_, props := s.(map[string]any)["properties"]
+		_, says := s.(map[string]any)["additionalProperties"]
+		if props && !slices.Contains([]string{"Envelope", "ErrorEnvelope", "Page", "ResponseCode"}, name) {
+			assert.True(t, says, "%s says whether it takes other members: generators drop them unless told", name)
+		}
+	}
 	for path, item := range raw["paths"].(map[string]any) {
 		for method, op := range item.(map[string]any) {
 			walkSchemas(op, func(s map[string]any, where string) {
