@@ -74,6 +74,7 @@ REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
   "$bin/redocly" lint --format=summary "$docs"/openapi_*.json
 
 step "Go clients: ogen and oapi-codegen, built and vetted"
+(cd .ci/openapi-clients && go vet ./...)
 gen="$work/goclients"
 cp -R .ci/openapi-clients "$gen"
 for doc in "$docs"/openapi_*.json; do
