@@ -34,8 +34,11 @@ func packagesRun(pages []*page) []string {
 
 // newRunner builds each package once into dir, and writes the go command
 // the pages run: `go run ./cmd/gateway ARGS` runs the binary built from
-// ./cmd/gateway with ARGS, as go run would after building it; any other
-// go command is refused (the docs' go test, go build ... are CI's).
+// ./cmd/gateway with ARGS, as go run would after building it (a package in
+// a module of its own, examples/goclient, is built in its module); `go run
+// MODULE/PATH@vX.Y.Z ARGS` runs that pinned tool (a client generator) with
+// the user's module and build caches, as a reader's go would; any other go
+// command is refused (the docs' go test, go build ... are CI's).
 func newRunner(repo, dir string, pkgs []string) (*runner, error) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
@@ -51,21 +54,66 @@ func newRunner(repo, dir string, pkgs []string) (*runner, error) {
 	var cases strings.Builder
 	for _, pkg := range pkgs {
 		out := filepath.Join(bin, strings.ReplaceAll(strings.TrimPrefix(pkg, "./"), "/", "_"))
-		build := exec.Command(goCmd, "build", "-o", out, pkg)
-		build.Dir = repo
+		modDir, target := moduleOf(repo, pkg)
+		build := exec.Command(goCmd, "build", "-o", out, target)
+		build.Dir = modDir
 		if msg, err := build.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("go build %s: %v\n%s", pkg, err, msg)
 		}
 		fmt.Fprintf(&cases, "  %s|%s/) shift 2; exec '%s' \"$@\" ;;\n", pkg, pkg, out)
 	}
+	caches, err := goCaches(goCmd)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(&cases, "  *@v[0-9]*) exec env %s '%s' \"$@\" ;;\n", caches, goCmd)
 	script := "#!/bin/sh\n" +
-		"# The go command of the doc test: go run of a package it built runs that binary.\n" +
+		"# The go command of the doc test: go run of a package it built runs that binary;\n" +
+		"# go run of a pinned module version runs it with the user's caches.\n" +
 		"if [ \"$1\" = run ]; then\n  case \"$2\" in\n" + cases.String() + "  esac\nfi\n" +
-		"echo \"doctest: only go run of a package the test built runs here, not: go $*\" >&2\nexit 127\n"
+		"echo \"doctest: only go run of a package the test built, or of a pinned module version, runs here, not: go $*\" >&2\nexit 127\n"
 	if err := os.WriteFile(filepath.Join(shim, "go"), []byte(script), 0o755); err != nil {
 		return nil, err
 	}
 	return &runner{repo: repo, shim: shim, free: newPortPool()}, nil
+}
+
+// moduleOf returns where to build pkg (a ./path of repo) and what to name
+// it there: repo and pkg, or, for a package under a go.mod of its own, that
+// module's folder and the package's path in it.
+func moduleOf(repo, pkg string) (dir, target string) {
+	rel := filepath.Clean(strings.TrimPrefix(pkg, "./"))
+	for d := rel; d != "." && d != string(filepath.Separator); d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(repo, d, "go.mod")); err == nil {
+			inner, _ := filepath.Rel(d, rel)
+			if inner == "." {
+				return filepath.Join(repo, d), "."
+			}
+			return filepath.Join(repo, d), "./" + filepath.ToSlash(inner)
+		}
+	}
+	return repo, pkg
+}
+
+// goCaches are the go environment a pinned tool runs with, as env
+// arguments: the user's module cache, build cache and proxy settings, which
+// a page's fresh HOME would otherwise hide (and so download and build the
+// tool again on every run).
+func goCaches(goCmd string) (string, error) {
+	vars := []string{"GOPATH", "GOMODCACHE", "GOCACHE", "GOPROXY", "GOSUMDB", "GONOSUMDB", "GOPRIVATE", "GOFLAGS", "GOTOOLCHAIN"}
+	out, err := exec.Command(goCmd, append([]string{"env"}, vars...)...).Output()
+	if err != nil {
+		return "", fmt.Errorf("go env: %w", err)
+	}
+	vals := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(vals) != len(vars) {
+		return "", fmt.Errorf("go env printed %d values for %d variables", len(vals), len(vars))
+	}
+	args := make([]string, len(vars))
+	for i, v := range vars {
+		args[i] = v + "='" + strings.ReplaceAll(vals[i], "'", `'\''`) + "'"
+	}
+	return strings.Join(args, " "), nil
 }
 
 // checkSyntax parses a skipped block's commands with the shell without

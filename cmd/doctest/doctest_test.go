@@ -67,6 +67,9 @@ func TestDocs(t *testing.T) {
 					if !p.runnable() {
 						return
 					}
+					if p.calls("npm", "npx") {
+						requireProgram(t, "npm", "npm")
+					}
 					t.Parallel()
 					res := build(t).run(p, shell)
 					for _, msg := range res.problems {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -81,6 +82,24 @@ func (p *page) runnable() bool {
 	for _, s := range p.steps {
 		if s.kind != stepSkip {
 			return true
+		}
+	}
+	return false
+}
+
+// calls reports whether a command the page runs calls one of programs
+// (npm, npx): a page that needs a program the test does not always need.
+func (p *page) calls(programs ...string) bool {
+	for _, s := range p.steps {
+		if s.kind == stepSkip {
+			continue
+		}
+		for _, c := range s.cmds {
+			for _, word := range strings.FieldsFunc(c.text, func(r rune) bool { return strings.ContainsRune(" \t\n;&|()", r) }) {
+				if slices.Contains(programs, word) {
+					return true
+				}
+			}
 		}
 	}
 	return false

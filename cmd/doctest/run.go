@@ -120,6 +120,12 @@ func (pr *pageRun) setup() error {
 		// what a gateway run by hand on a terminal prints
 		"GATEWAY_LOG_FORMAT=text",
 		"GATEWAY_LOG_LOCAL=stdout",
+		// npm installs from the user's cache, which the fresh HOME would
+		// hide, and says nothing of funding, audits and its own updates
+		"npm_config_cache=" + npmCache(),
+		"npm_config_fund=false",
+		"npm_config_audit=false",
+		"npm_config_update_notifier=false",
 	}
 	pr.session, err = startSession(pr.shell, pr.dir, pr.env)
 	return err
@@ -267,4 +273,16 @@ func indent(lines []string) string {
 		return "    (nothing)"
 	}
 	return "    " + strings.Join(lines, "\n    ")
+}
+
+// npmCache is the user's npm cache: npm_config_cache, or ~/.npm.
+func npmCache() string {
+	if c := os.Getenv("npm_config_cache"); c != "" {
+		return c
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "doctest-npm")
+	}
+	return filepath.Join(home, ".npm")
 }

@@ -69,7 +69,7 @@ models:
       v1: {mapKeys: {Total_Assets__c: totalassets, SicDesc: sicdesc}}
 routes:
   - {path: "/{version}/settings/endpoints", kind: endpoints, summary: "Lists every endpoint"}
-  - {path: "/{version}/settings/model/{objectName}", kind: model, summary: "Key map of a type"}
+  - {path: "/{version}/settings/model/{objectName}", kind: model, methods: [GET, POST], summary: "Key map of a type"}
 `
 
 func newHarness(t *testing.T, yaml string, env map[string]string) *harness {
@@ -130,7 +130,7 @@ func TestRouting(t *testing.T) {
 		{desc: "trailing slash is another path", method: "GET", path: "/v1/settings/endpoints/", status: 404, id: "URL_INVALID"},
 		{desc: "unclean path is not redirected", method: "GET", path: "/v1/../v1/settings/endpoints", status: 404, id: "URL_INVALID"},
 		{desc: "known path, other method", method: "POST", path: "/v1/settings/endpoints", status: 405, id: "URL_INVALID", allow: "GET, HEAD, OPTIONS"},
-		{desc: "405 on a parameterised path", method: "DELETE", path: "/v1/settings/model/Account", status: 405, id: "URL_INVALID", allow: "GET, HEAD, OPTIONS"},
+		{desc: "405 on a parameterised path", method: "DELETE", path: "/v1/settings/model/Account", status: 405, id: "URL_INVALID", allow: "GET, HEAD, OPTIONS, POST"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,6 +39,11 @@ func TestShippedOpenAPIDocuments(t *testing.T) {
 			doc, err := openapi3.NewLoader().LoadFromData(b)
 			require.NoError(t, err, v)
 			assert.NoError(t, doc.Validate(context.Background()), "%s %s", name, v)
+			for component, s := range doc.Components.Schemas {
+				if len(s.Value.Properties) > 0 && !slices.Contains([]string{"Envelope", "ErrorEnvelope", "Page", "ResponseCode"}, component) {
+					assert.NotNil(t, s.Value.AdditionalProperties.Has, "%s %s: %s says whether it takes other members", name, v, component)
+				}
+			}
 			if dir != "" {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, "openapi_"+name+"_"+v+".json"), b, 0o644))
 			}

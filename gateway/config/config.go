@@ -83,6 +83,9 @@ type Server struct {
 	// the server of the OpenAPI documents. Default empty: the documents name
 	// "/", the origin they were fetched from.
 	PublicURL string `yaml:"publicURL" reload:"yes"`
+	// Contact is who the OpenAPI documents name for questions about the
+	// API (info.contact).
+	Contact Contact `yaml:"contact" reload:"yes"`
 	// CORS lets browser applications of other origins call the API; off
 	// (no allowedOrigins) by default. A route's cors replaces it for that
 	// route.

@@ -29,6 +29,7 @@ func Defaults(c *Config) {
 	setInt64(&s.Limits.MaxSpoolBytes, 2<<30)
 	setStr(&s.DataDir, "./data")
 	setStr(&s.HTTP1, HTTP1Fast)
+	setStr(&s.Contact.Name, DefaultContactName)
 	setInt(&s.Compression.Level, 1)
 	setInt(&s.Compression.MinBytes, 1400)
 

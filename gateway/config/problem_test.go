@@ -27,7 +27,7 @@ func TestReportEveryProblemInFileOrder(t *testing.T) {
 			yaml: "versions: [v1]\nserver:\n  timeouts: {read: 30}\n  colour: red\n  limits:\n    maxURLLength: many\nmapping: {maxDepth: 1.5}\n",
 			want: []string{
 				"server.timeouts.read (line 3): 30 has no unit: write it as 30s, 30ms or 30m (units: ns, us, ms, s, m, h)",
-				"server.colour (line 4): unknown key; server takes listen, adminListen, tls, timeouts, limits, dataDir, pprof, http1, publicURL, cors, compression",
+				"server.colour (line 4): unknown key; server takes listen, adminListen, tls, timeouts, limits, dataDir, pprof, http1, publicURL, contact, cors, compression",
 				`server.limits.maxURLLength (line 6): must be an integer, not "many"`,
 				"mapping.maxDepth (line 7): must be a whole number, not 1.5",
 			}},
@@ -49,7 +49,7 @@ func TestReportEveryProblemInFileOrder(t *testing.T) {
 			yaml: "versions: {v1: yes}\nserver: 8443\n",
 			want: []string{
 				"versions (line 1): must be a list of strings, not a mapping",
-				`server (line 2): must be a mapping of keys (listen, adminListen, tls, timeouts, limits, dataDir, pprof, http1, publicURL, cors, compression), not "8443"`,
+				`server (line 2): must be a mapping of keys (listen, adminListen, tls, timeouts, limits, dataDir, pprof, http1, publicURL, contact, cors, compression), not "8443"`,
 			}},
 		{desc: "a set variable fills a typed value", yaml: "versions: [v1]\nserver:\n  limits: {maxURLLength: \"${N}\"}\n",
 			env: map[string]string{"N": "oops"}, want: []string{`server.limits.maxURLLength (line 3): must be an integer, not "oops"`}},

@@ -86,6 +86,7 @@ func validateServer(p *problems, s *Server) {
 			p.add("server.publicURL", "must be an absolute http or https URL, not %q", s.PublicURL)
 		}
 	}
+	validateContact(p, "server.contact", &s.Contact)
 	validateCORS(p, "server.cors", &s.CORS)
 	validateCompression(p, &s.Compression)
 	switch s.HTTP1 {

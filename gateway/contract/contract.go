@@ -9,6 +9,8 @@
 package contract
 
 import (
+	"strings"
+
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/restgate/gateway/gateway/routes"
@@ -86,7 +88,12 @@ type Operation struct {
 	// Errors lists further statuses the operation itself answers (404 of
 	// an unknown record, 409 of a claimed task, 415 ...).
 	Errors []int
-	// Description adds to the route's summary.
+	// Headers are the response headers the success answer may carry, each
+	// declared once in the document (see Header).
+	Headers []Header
+	// Description says what the operation does, beyond the route's
+	// summary: what it answers, when it refuses, what it costs the
+	// backend. Every operation has one.
 	Description string
 }
 
@@ -142,4 +149,42 @@ func (r Registry) Of(rt *routes.Route, method string) (Operation, bool) {
 		return Operation{}, false
 	}
 	return d(rt, method), true
+}
+
+// PathName names a path template by its segments, the version left out: a
+// literal segment capitalised (process-definitions: ProcessDefinitions), a
+// parameter as By and its name ({taskId}: ByTaskId). operationIds made
+// from a method and a path are method + PathName (getContactsByContactId).
+func PathName(template string) string {
+	var b strings.Builder
+	for _, seg := range strings.Split(template, "/") {
+		switch {
+		case seg == "" || seg == "{version}":
+		case strings.HasPrefix(seg, "{"):
+			b.WriteString("By")
+			b.WriteString(capitalise(strings.Trim(seg, "{}")))
+		default:
+			b.WriteString(capitalise(seg))
+		}
+	}
+	return b.String()
+}
+
+// capitalise upper-cases the first letter of s and each letter after a
+// '-', '_' or '.', which it drops.
+func capitalise(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		if r == '-' || r == '_' || r == '.' {
+			up = true
+			continue
+		}
+		if up && r >= 'a' && r <= 'z' {
+			r -= 'a' - 'A'
+		}
+		up = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -1,38 +1,25 @@
 package openapi
 
 import (
-	"maps"
 	"net/http"
 	"strconv"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/restgate/gateway/gateway/routes"
+	"github.com/restgate/gateway/gateway/contract"
 )
 
-// cacheHeaders declares what the response cache adds to the answers of a
-// cached route's GET (docs/guides/caching.md): Cache-Status, Age, ETag and
-// Cache-Control on the success, Warning on a stale one, and the 304 that a
-// matching If-None-Match gets.
-func cacheHeaders(out *openapi3.Responses, rt *routes.Route, method string) {
-	if rt.Spec.Cache == nil || method != http.MethodGet {
-		return
+// notModified declares the 304 a cached route's GET answers to an
+// If-None-Match naming its ETag (docs/guides/caching.md), with the success
+// answer's headers but the stale warning.
+func (b *builder) notModified(out *openapi3.Responses, headers []contract.Header) {
+	r := openapi3.NewResponse().WithDescription("not modified: the If-None-Match sent names the answer's ETag; no body")
+	var kept []contract.Header
+	for _, h := range headers {
+		if h.Name != contract.WarningField {
+			kept = append(kept, h)
+		}
 	}
-	str := func(desc string) *openapi3.HeaderRef {
-		return &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{Description: desc,
-			Schema: openapi3.NewSchemaRef("", openapi3.NewStringSchema())}}}
-	}
-	headers := openapi3.Headers{
-		"Cache-Status":  str("RFC 9211: restgate; hit; ttl=N, or restgate; fwd=miss|stale; fwd-status=N; stored; collapsed; detail=\"...\""),
-		"Age":           str("seconds since the backend gave or confirmed the answer"),
-		"ETag":          str("a weak validator of the result (not of timeStamp, totalTime or userId); send it in If-None-Match"),
-		"Cache-Control": str("private, no-cache; private, max-age=N; or no-store"),
-	}
-	notModified := openapi3.NewResponse().WithDescription("not modified: the If-None-Match sent names the answer's ETag")
-	notModified.Headers = maps.Clone(headers)
-	if ok := out.Value(strconv.Itoa(http.StatusOK)); ok != nil && ok.Value != nil {
-		ok.Value.Headers = headers
-		ok.Value.Headers["Warning"] = str(`111 - "Revalidation Failed": a stale answer, served because the backend failed`)
-	}
-	out.Set(strconv.Itoa(http.StatusNotModified), &openapi3.ResponseRef{Value: notModified})
+	r.Headers = b.headerRefs(kept...)
+	out.Set(strconv.Itoa(http.StatusNotModified), &openapi3.ResponseRef{Value: r})
 }

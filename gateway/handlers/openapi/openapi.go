@@ -3,6 +3,13 @@
 // built from and from the operations each route kind declares
 // (gateway/contract), which the router also checks requests against, so
 // the document describes exactly what is served and checked.
+//
+// The document is written for the client generators and contract-checking
+// proxies client teams run: every record schema is a named component, every
+// number has its format, every error status has its own shared response,
+// response headers are declared once (components.headers) and referred to,
+// and HEAD and OPTIONS, which the router answers on every path, are
+// declared operations.
 package openapi
 
 import (
@@ -26,7 +33,7 @@ import (
 const title = "Gateway API"
 
 // Settings are what the document says beyond the routes: how callers
-// authenticate and how errors are answered.
+// authenticate, how errors are answered, and whom to ask.
 type Settings struct {
 	// AuthMode is auth.mode: none, jwt or apikey.
 	AuthMode string
@@ -38,12 +45,15 @@ type Settings struct {
 	// ServerURL is the document's server; "" is "/", the origin the
 	// document was fetched from.
 	ServerURL string
+	// Contact is info.contact (server.contact).
+	Contact config.Contact
 }
 
 // SettingsOf returns the document settings of cfg.
 func SettingsOf(cfg *config.Config) Settings {
 	return Settings{AuthMode: cfg.Auth.Mode, Always200: cfg.Errors.StatusMode == config.StatusAlways200,
-		RateLimited: cfg.Auth.RateLimit.RequestsPerSecond > 0 || cfg.Auth.Limited(), ServerURL: cfg.Server.PublicURL}
+		RateLimited: cfg.Auth.RateLimit.RequestsPerSecond > 0 || cfg.Auth.Limited(), ServerURL: cfg.Server.PublicURL,
+		Contact: cfg.Server.Contact}
 }
 
 // New returns the factory of kind openapi. The document of every served
@@ -71,19 +81,21 @@ func New(t *routes.Table, reg contract.Registry, s Settings) router.Factory {
 
 // Document builds the OpenAPI 3.1 document of version v of t: every
 // operation declared in reg with its parameters, body, answers per status
-// and security, the envelope and error schemas, and each route's record
-// as v exposes it.
+// and security, HEAD beside every GET and OPTIONS on every path (as the
+// router answers them), the envelope and error schemas, and each route's
+// record as v exposes it.
 func Document(t *routes.Table, reg contract.Registry, s Settings, v string) *openapi3.T {
-	b := &builder{settings: s, version: v, schemas: commonSchemas(), ids: map[string]int{}}
+	b := newBuilder(s, v)
+	contact := &openapi3.Contact{Name: cmpOr(s.Contact.Name, config.DefaultContactName), URL: s.Contact.URL, Email: s.Contact.Email}
 	doc := &openapi3.T{
 		OpenAPI: "3.1.0",
-		Info: &openapi3.Info{Title: title, Version: v, Description: b.description(),
+		Info: &openapi3.Info{Title: title, Version: v, Description: b.description(), Contact: contact,
 			License: &openapi3.License{Name: "Proprietary", Identifier: "LicenseRef-Proprietary"}},
 		Servers: openapi3.Servers{{URL: cmpOr(s.ServerURL, "/"), Description: "this gateway"}},
 		Paths:   openapi3.NewPaths(),
-		Components: &openapi3.Components{Schemas: b.schemas, Responses: openapi3.ResponseBodies{},
-			SecuritySchemes: securitySchemes(s.AuthMode)},
 	}
+	var paths []string
+	templates := map[string]*routes.Route{}
 	for _, rt := range t.Routes {
 		o, ok := rt.Versions[v]
 		if !ok {
@@ -94,6 +106,8 @@ func Document(t *routes.Table, reg contract.Registry, s Settings, v string) *ope
 		if item == nil {
 			item = &openapi3.PathItem{}
 			doc.Paths.Set(path, item)
+			paths = append(paths, path)
+			templates[path] = rt
 		}
 		for _, m := range rt.Spec.Methods {
 			op, declared := reg.Of(rt, m)
@@ -103,7 +117,19 @@ func Document(t *routes.Table, reg contract.Registry, s Settings, v string) *ope
 			item.SetOperation(m, b.operation(rt, m, o, op))
 		}
 	}
-	doc.Components.Responses["Error"] = &openapi3.ResponseRef{Value: errorResponse(b.settings.Always200)}
+	// The router answers HEAD with every GET and OPTIONS on every path;
+	// a route that serves either itself keeps its own.
+	for _, path := range paths {
+		item := doc.Paths.Value(path)
+		if item.Get != nil && item.Head == nil {
+			item.Head = b.head(item.Get)
+		}
+		if item.Options == nil {
+			item.Options = b.options(templates[path], item)
+		}
+	}
+	doc.Tags = b.usedTags()
+	doc.Components = b.components()
 	return doc
 }
 
@@ -114,18 +140,41 @@ func cmpOr(a, b string) string {
 	return b
 }
 
+// builder renders one version's document, collecting the components its
+// operations refer to.
 type builder struct {
 	settings Settings
 	version  string
-	schemas  openapi3.Schemas
+	// schemas, headers and responses are the document's components.
+	schemas   openapi3.Schemas
+	headers   openapi3.Headers
+	responses openapi3.ResponseBodies
+	// held holds the JSON of the schemas register has compared, by
+	// name.
+	held map[string]string
 	// ids counts the operationIds given, to make each unique.
 	ids map[string]int
+	// tags are the tags the operations use.
+	tags map[string]bool
+}
+
+func newBuilder(s Settings, v string) *builder {
+	return &builder{settings: s, version: v, schemas: commonSchemas(), headers: openapi3.Headers{},
+		responses: openapi3.ResponseBodies{}, held: map[string]string{}, ids: map[string]int{}, tags: map[string]bool{}}
+}
+
+func (b *builder) components() *openapi3.Components {
+	return &openapi3.Components{Schemas: b.schemas, Headers: b.headers, Responses: b.responses,
+		SecuritySchemes: securitySchemes(b.settings.AuthMode)}
 }
 
 func (b *builder) description() string {
 	d := "Every answer is an envelope (Envelope) or an error envelope (ErrorEnvelope) whose responseCode names " +
 		"the error. A query parameter an operation does not list is refused with PARAMETER_INVALID (400). " +
-		"Every GET also answers HEAD (its headers, no body); OPTIONS answers the Allow list."
+		"Every GET also answers HEAD (its status and headers, no body), and every path answers OPTIONS " +
+		"(204 with Allow); both are declared. Numbers are exact: integers say int32 or int64, JSON numbers " +
+		"are doubles (format double) whose text passes the gateway unchanged, and a decimal that must keep " +
+		"its digits is a string of them (format decimal)."
 	if b.settings.Always200 {
 		d += " This gateway answers errors with HTTP status 200 (errors.statusMode always200): an answer is an " +
 			"error when it has a responseCode member."
@@ -134,31 +183,52 @@ func (b *builder) description() string {
 }
 
 func (b *builder) operation(rt *routes.Route, method string, o *routes.VersionOptions, op contract.Operation) *openapi3.Operation {
-	rec := b.records(o)
-	out := &openapi3.Operation{Summary: rt.Spec.Summary, Description: op.Description,
+	rec := b.records(rt, o)
+	out := &openapi3.Operation{Summary: rt.Spec.Summary, Description: op.Description, Tags: []string{b.tag(rt)},
 		OperationID: b.operationID(op.ID, method, rt.Template), Responses: openapi3.NewResponses()}
 	if out.Summary == "" {
 		out.Summary = method + " " + rt.Template
 	}
+	if out.Description == "" {
+		out.Description = out.Summary + "."
+	}
 	out.Parameters = parameters(rt.Template, op)
 	if op.Body != nil {
-		out.RequestBody = &openapi3.RequestBodyRef{Value: requestBody(op.Body, rec)}
+		out.RequestBody = &openapi3.RequestBodyRef{Value: b.requestBody(op.Body, rec)}
 	}
+	out.Security = b.security(false)
+	if b.settings.RateLimited {
+		op.Headers = append(op.Headers, contract.RateLimitFields()...)
+	}
+	if rt.Spec.Cache != nil && method == http.MethodGet {
+		op.Headers = append(op.Headers, contract.CacheFields()...)
+	}
+	b.fillResponses(out.Responses, rt, method, op, rec)
+	if rt.Spec.Cache != nil && method == http.MethodGet {
+		b.notModified(out.Responses, op.Headers)
+	}
+	return out
+}
+
+// security is what an operation requires: the scheme of the auth mode, or
+// nothing under auth.mode none; optional is for OPTIONS, which a CORS
+// preflight sends without credentials.
+func (b *builder) security(optional bool) *openapi3.SecurityRequirements {
 	sec := openapi3.SecurityRequirements{}
 	if name := schemeName(b.settings.AuthMode); name != "" {
+		if optional {
+			sec = append(sec, openapi3.SecurityRequirement{})
+		}
 		sec = append(sec, openapi3.SecurityRequirement{name: []string{}})
 	}
-	out.Security = &sec
-	b.responses(out.Responses, rt, method, op, rec)
-	cacheHeaders(out.Responses, rt, method)
-	return out
+	return &sec
 }
 
 // operationID is id (or one made of method and template), unique in the
 // document.
 func (b *builder) operationID(id, method, template string) string {
 	if id == "" {
-		id = strings.ToLower(method) + strings.NewReplacer("/", "_", "{", "", "}", "").Replace(template)
+		id = strings.ToLower(method) + contract.PathName(template)
 	}
 	b.ids[id]++
 	if n := b.ids[id]; n > 1 {
@@ -189,7 +259,11 @@ func parameter(p contract.Param, in string) *openapi3.Parameter {
 	var s *openapi3.Schema
 	switch p.Type {
 	case contract.Integer:
-		s = openapi3.NewIntegerSchema().WithMin(float64(p.Min)).WithMax(float64(p.Max))
+		s = contract.Int64()
+		if p.Min >= -1<<31 && p.Max <= 1<<31-1 {
+			s = contract.Int32()
+		}
+		s = s.WithMin(float64(p.Min)).WithMax(float64(p.Max))
 	case contract.Boolean:
 		s = openapi3.NewBoolSchema()
 	default:
@@ -230,16 +304,13 @@ func typedDefault(p contract.Param) any {
 	return p.Default
 }
 
-func requestBody(body *contract.Body, rec contract.RecordSchemas) *openapi3.RequestBody {
+func (b *builder) requestBody(body *contract.Body, rec contract.RecordSchemas) *openapi3.RequestBody {
 	media := cmpOr(body.Media, contract.JSON)
 	schema := contract.AnyObject()
 	if body.Shape != nil {
 		schema = body.Shape(rec)
 	}
-	mt := &openapi3.MediaType{Schema: &openapi3.SchemaRef{Value: schema}}
-	if media == contract.Multipart {
-		mt.Encoding = map[string]*openapi3.Encoding{"file": {ContentType: "application/octet-stream"}}
-	}
+	mt := &openapi3.MediaType{Schema: b.named(schema)}
 	return &openapi3.RequestBody{Description: body.Description, Required: body.Required,
 		Content: openapi3.Content{media: mt}}
 }

@@ -32,6 +32,12 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 func testTable(t testing.TB) *routes.Table {
 	t.Helper()
+	return testTableWith(t, nil)
+}
+
+// testTableWith is testTable with edit applied to its configuration.
+func testTableWith(t testing.TB, edit func(*config.Config)) *routes.Table {
+	t.Helper()
 	cfg := &config.Config{
 		Versions: []string{"v1", "v2"},
 		Models: map[string]config.Model{"Contact": {Fields: []string{"Id", "FirstName", "LastName", "Email"},
@@ -47,6 +53,9 @@ func testTable(t testing.TB) *routes.Table {
 				Methods: []string{"GET", "PATCH", "DELETE"}, UpstreamPath: "/sobjects/Contact/{contactId}",
 				Versions: map[string]config.RouteVersion{"v2": {}}},
 		},
+	}
+	if edit != nil {
+		edit(cfg)
 	}
 	config.Defaults(cfg)
 	table, err := routes.Build(cfg)

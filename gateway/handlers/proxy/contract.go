@@ -14,7 +14,9 @@ import (
 // whether a route's upstream is one), and the route's record.
 func Contract(paged func(upstream string) bool) contract.Declare {
 	return func(rt *routes.Route, method string) contract.Operation {
-		op := contract.Operation{ID: operationID(method, rt.Template), Upstream: true, Result: contract.Record}
+		op := contract.Operation{ID: operationID(method, rt.Template), Upstream: true, Result: contract.Record,
+			Description: "Forwarded to the " + rt.Spec.Upstream + " backend as " + method + "; its answer is the result, " +
+				"its members renamed to this version's names."}
 		for _, p := range routes.PathParams(rt.Template) {
 			op.Path = append(op.Path, contract.Param{Name: p, Required: true, Description: "sent to the backend, escaped"})
 		}
@@ -25,47 +27,21 @@ func Contract(paged func(upstream string) bool) contract.Declare {
 		case http.MethodGet:
 			if paged != nil && paged(rt.Spec.Upstream) {
 				op.Paged, op.Result = true, contract.Records
+				op.Description = "Forwarded to the " + rt.Spec.Upstream + " backend; answers one batch of its records, " +
+					"renamed to this version's names, and page.next, the path of the next batch, while there is one."
 				op.Query = append(op.Query, contract.Param{Name: CursorParam, MaxLength: maxCursor,
 					Description: "the cursor of the previous answer's page.next"})
 			}
 		case http.MethodPost, http.MethodPut, http.MethodPatch:
-			op.Body = &contract.Body{Required: true, Shape: contract.Input}
+			op.Body = &contract.Body{Required: true, Shape: contract.Input,
+				Description: "a record in this version's names, renamed to the backend's before it is sent"}
 		}
 		return op
 	}
 }
 
-// operationID is get + the template's literal segments ("getContacts",
+// operationID is the method + the template's segments ("getContacts",
 // "getContactsByContactId").
 func operationID(method, template string) string {
-	var b strings.Builder
-	b.WriteString(strings.ToLower(method))
-	for _, seg := range strings.Split(template, "/") {
-		switch {
-		case seg == "" || seg == "{version}":
-		case strings.HasPrefix(seg, "{"):
-			b.WriteString("By")
-			b.WriteString(title(strings.Trim(seg, "{}")))
-		default:
-			b.WriteString(title(seg))
-		}
-	}
-	return b.String()
-}
-
-func title(s string) string {
-	var b strings.Builder
-	up := true
-	for _, r := range s {
-		if r == '-' || r == '_' || r == '.' {
-			up = true
-			continue
-		}
-		if up && r >= 'a' && r <= 'z' {
-			r -= 'a' - 'A'
-		}
-		up = false
-		b.WriteRune(r)
-	}
-	return b.String()
+	return strings.ToLower(method) + contract.PathName(template)
 }

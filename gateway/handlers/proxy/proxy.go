@@ -149,7 +149,13 @@ func (p *proxy) forwardBody(r *http.Request, c *call.Call) (call.Result, error) 
 }
 
 func (p *proxy) send(r *http.Request, c *call.Call, body []byte) (call.Result, error) {
-	paged := p.backend.Records != nil && r.Method == http.MethodGet
+	method := r.Method
+	if method == http.MethodHead {
+		// HEAD is the GET's answer without its body (router.New): the
+		// backend is asked as for GET, so status and length are GET's.
+		method = http.MethodGet
+	}
+	paged := p.backend.Records != nil && method == http.MethodGet
 	cur := ""
 	if paged {
 		var err error
@@ -171,7 +177,7 @@ func (p *proxy) send(r *http.Request, c *call.Call, body []byte) (call.Result, e
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(r.Context(), r.Method, u, rd)
+	req, err := http.NewRequestWithContext(r.Context(), method, u, rd)
 	if err != nil {
 		return call.Result{}, fmt.Errorf("proxy request to %s: %w", p.upstream, err)
 	}

@@ -236,9 +236,17 @@ func unknownType(typ string) error {
 	return fmt.Errorf("%w %q: the engine takes %s", ErrUnknownType, typ, strings.Join(Types(), ", "))
 }
 
+// IntegerPattern and DecimalPattern are the texts of a bigInteger and of a
+// bigDecimal (Java's BigInteger and BigDecimal read them; BigDecimal's
+// toString writes an exponent: 1E+3).
+const (
+	IntegerPattern = `^[+-]?[0-9]+$`
+	DecimalPattern = `^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`
+)
+
 var (
-	integerSyntax = regexp.MustCompile(`^[+-]?[0-9]+$`)
-	decimalSyntax = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+	integerSyntax = regexp.MustCompile(IntegerPattern)
+	decimalSyntax = regexp.MustCompile(DecimalPattern)
 )
 
 // integer reads text as an integer of the engine's type typ: integer (32
