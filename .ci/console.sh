@@ -2,8 +2,8 @@
 # What the operator console's tests need, before the test run: Debian's
 # chromium (the browser tests of cmd/gateway drive it headless; they fail
 # under CI=true without it) and axe-core from npm, pinned, in a cache
-# directory, for their accessibility scan. Then the admin API's OpenAPI
-# document is linted with the same pinned @redocly/cli as the client API's.
+# directory, for their accessibility scan. (The admin API's OpenAPI document
+# is linted with the client API's, by .ci/openapi-clients.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,12 +28,3 @@ if [ ! -f "$AXE_DIR/node_modules/axe-core/axe.min.js" ]; then
   npm install --no-audit --no-fund --prefix "$AXE_DIR" "axe-core@${AXE_VERSION}"
 fi
 
-echo "== the admin API's OpenAPI document, linted with @redocly/cli (recommended rules, zero errors)"
-REDOCLY_VERSION=2.77.0
-REDOCLY_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/restgate/redocly-${REDOCLY_VERSION}"
-if [ ! -x "$REDOCLY_DIR/node_modules/.bin/redocly" ]; then
-  mkdir -p "$REDOCLY_DIR"
-  npm install --no-audit --no-fund --prefix "$REDOCLY_DIR" "@redocly/cli@${REDOCLY_VERSION}"
-fi
-REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
-  "$REDOCLY_DIR/node_modules/.bin/redocly" lint --format=summary gateway/adminapi/openapi.json
