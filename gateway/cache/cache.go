@@ -84,6 +84,7 @@ type Cache struct {
 	mem     *otter.Cache[string, *Entry]
 	shared  Shared
 	marks   *marks
+	live    live
 	flights singleflight.Group
 	// revalidations holds a token per background revalidation in flight.
 	revalidations chan struct{}

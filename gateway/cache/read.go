@@ -90,26 +90,30 @@ func backendFailed(err error) bool {
 }
 
 // get finds the key's entry in memory, then in the shared tier (which
-// promotes it to memory); nil when there is none valid.
+// promotes it to memory) when memory has none or a stale one; nil when
+// there is none valid.
 func (c *Cache) get(ctx context.Context, lk *lookup) *Entry {
+	var held *Entry
 	if c.memoryUsable() {
 		if e, ok := c.mem.GetIfPresent(lk.key); ok {
 			if c.marks.valid(e.seq, lk.deps) {
-				return e
+				held = e
+			} else {
+				c.mem.Invalidate(lk.key)
 			}
-			c.mem.Invalidate(lk.key)
 		}
 	}
-	if c.shared == nil {
-		return nil
+	// A stale copy in memory may have been revalidated by another replica:
+	// Redis is asked before this replica calls the backend for it.
+	if c.shared == nil || (held != nil && c.now().Before(held.Fresh)) {
+		return held
 	}
 	seq := c.marks.current()
 	e := c.sharedGet(ctx, lk)
-	if e != nil && c.memoryUsable() {
-		local := *e
-		local.seq = seq
-		c.mem.Set(lk.key, &local)
+	if e == nil || (held != nil && !newer(e, held)) {
+		return held
 	}
+	c.keep(lk.key, e, seq)
 	return e
 }
 
@@ -148,8 +152,7 @@ func (rd *reader) revalidateLater(r *http.Request, c *call.Call, lk *lookup) boo
 	fr := detach(r, c)
 	go func() {
 		defer func() { <-cache.revalidations }()
-		ch := cache.flights.DoChan(lk.key, func() (any, error) { return rd.flight(fr, lk) })
-		<-ch
+		_, _ = rd.join(context.Background(), func() *http.Request { return fr }, lk, &call.From(fr.Context()).Upstream.Timing)
 	}()
 	return true
 }
