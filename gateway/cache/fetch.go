@@ -116,6 +116,13 @@ func (rd *reader) flight(fr *http.Request, lk *lookup) (any, error) {
 		return f, nil
 	}
 	if err != nil {
+		if e := rd.notFound(err, x, now); e != nil {
+			f.entry = e
+			if f.stored = cache.put(ctx, lk, e, seq, sharedSeq); !f.stored {
+				f.reason = "shared-store-down"
+			}
+			return f, nil
+		}
 		return f, err
 	}
 	answer, err := rd.rs.writer.Render(fc, res)

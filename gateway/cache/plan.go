@@ -52,7 +52,8 @@ func NewPlan(cfg *config.Config, table *routes.Table) *Plan {
 		if pol, ok := rt.Spec.Policy(up.Cache); ok {
 			rp.Cached = true
 			rp.Policy = Policy{TTL: min(pol.TTL, maxLifetime), StaleWhileRevalidate: pol.StaleWhileRevalidate,
-				StaleIfError: pol.StaleIfError, ClientMaxAge: pol.ClientMaxAge, Shared: pol.Scope == upstreams.CacheScopeShared,
+				StaleIfError: pol.StaleIfError, ClientMaxAge: pol.ClientMaxAge, NotFoundTTL: min(pol.NotFoundTTL, pol.TTL, maxLifetime),
+				Shared:      pol.Scope == upstreams.CacheScopeShared,
 				ObeyBackend: up.Cache.BackendHeaders != upstreams.BackendHeadersIgnore}
 			for _, h := range pol.Vary {
 				rp.Policy.Vary = append(rp.Policy.Vary, http.CanonicalHeaderKey(h))

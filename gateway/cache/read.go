@@ -42,10 +42,10 @@ func (rd *reader) serve(r *http.Request, c *call.Call) (call.Result, error) {
 		switch {
 		case now.Before(e.Fresh):
 			cache.rec.CacheRequest(route, ResultHit)
-			return rd.answer(r, e, now, status{hit: true}), nil
+			return rd.answer(r, e, now, status{hit: true})
 		case !e.NoStale && now.Before(e.Fresh.Add(pol.StaleWhileRevalidate)) && rd.revalidateLater(r, c, lk):
 			cache.rec.CacheRequest(route, ResultStale)
-			return rd.answer(r, e, now, status{hit: true, detail: "stale-while-revalidate"}), nil
+			return rd.answer(r, e, now, status{hit: true, detail: "stale-while-revalidate"})
 		}
 	}
 	f, leader, err := rd.fetch(r, c, lk)
@@ -53,7 +53,7 @@ func (rd *reader) serve(r *http.Request, c *call.Call) (call.Result, error) {
 	if err != nil {
 		if e := lk.found; e != nil && !e.NoStale && now.Before(e.Fresh.Add(pol.StaleIfError)) && backendFailed(err) {
 			cache.rec.CacheRequest(route, ResultStale)
-			return rd.answer(r, e, now, status{hit: true, detail: "stale-if-error", warn: true}), nil
+			return rd.answer(r, e, now, status{hit: true, detail: "stale-if-error", warn: true})
 		}
 		return call.Result{}, err
 	}
@@ -68,7 +68,7 @@ func (rd *reader) serve(r *http.Request, c *call.Call) (call.Result, error) {
 		st.fwd = "stale"
 	}
 	cache.rec.CacheRequest(route, result)
-	return rd.answer(r, f.entry, now, st), nil
+	return rd.answer(r, f.entry, now, st)
 }
 
 // backendFailed reports whether err is the backend failing rather than

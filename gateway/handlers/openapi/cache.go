@@ -12,9 +12,11 @@ import (
 
 // cacheHeaders declares what the response cache adds to the answers of a
 // cached route's GET (docs/guides/caching.md): Cache-Status, Age, ETag and
-// Cache-Control on the success, Warning on a stale one, and the 304 that a
-// matching If-None-Match gets.
-func cacheHeaders(out *openapi3.Responses, rt *routes.Route, method string) {
+// Cache-Control on the success, Warning on a stale one, the 304 that a
+// matching If-None-Match gets, and Cache-Status and Age on the 404 of a
+// route that keeps them (cache.notFoundTTL), unless errors are answered
+// 200 (always200).
+func cacheHeaders(out *openapi3.Responses, rt *routes.Route, method string, always200 bool) {
 	if rt.Spec.Cache == nil || method != http.MethodGet {
 		return
 	}
@@ -35,4 +37,10 @@ func cacheHeaders(out *openapi3.Responses, rt *routes.Route, method string) {
 		ok.Value.Headers["Warning"] = str(`111 - "Revalidation Failed": a stale answer, served because the backend failed`)
 	}
 	out.Set(strconv.Itoa(http.StatusNotModified), &openapi3.ResponseRef{Value: notModified})
+	if rt.Spec.Cache.NotFoundTTL > 0 && !always200 {
+		notFound := errorResponse(false)
+		*notFound.Description += "; the backend's 404 may be one the gateway kept (cache.notFoundTTL)"
+		notFound.Headers = openapi3.Headers{"Cache-Status": headers["Cache-Status"], "Age": headers["Age"]}
+		out.Set(strconv.Itoa(http.StatusNotFound), &openapi3.ResponseRef{Value: notFound})
+	}
 }

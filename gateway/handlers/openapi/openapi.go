@@ -149,7 +149,7 @@ func (b *builder) operation(rt *routes.Route, method string, o *routes.VersionOp
 	}
 	out.Security = &sec
 	b.responses(out.Responses, rt, method, op, rec)
-	cacheHeaders(out.Responses, rt, method)
+	cacheHeaders(out.Responses, rt, method, b.settings.Always200)
 	return out
 }
 
