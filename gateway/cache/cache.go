@@ -19,6 +19,7 @@ package cache
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -86,8 +87,10 @@ type Cache struct {
 	marks   *marks
 	live    live
 	flights singleflight.Group
-	// revalidations holds a token per background revalidation in flight.
+	// revalidations holds a token per background revalidation in flight;
+	// revalidating holds the keys they revalidate.
 	revalidations chan struct{}
+	revalidating  sync.Map
 	rec           Recorder
 	logger        *slog.Logger
 	now           func() time.Time

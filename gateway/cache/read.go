@@ -139,19 +139,28 @@ func (c *Cache) sharedLookup(ctx context.Context, lk *lookup, lock string) (*Ent
 func sharedKey(key string) string { return "e:" + key }
 func lockKey(key string) string   { return "l:" + key }
 
-// revalidateLater starts the background revalidation of lk's stale entry,
-// unless one runs already or too many do (false: the request revalidates
-// it itself).
+// revalidateLater starts the background revalidation of lk's stale entry
+// and reports true (the stale entry is the answer), or, when one runs
+// already for the key, reports true alone; false when too many run (the
+// request revalidates it itself). However many requests read the stale
+// entry meanwhile, the key has one revalidation and holds one token.
 func (rd *reader) revalidateLater(r *http.Request, c *call.Call, lk *lookup) bool {
 	cache := rd.rs.cache
+	if _, running := cache.revalidating.LoadOrStore(lk.key, struct{}{}); running {
+		return true
+	}
 	select {
 	case cache.revalidations <- struct{}{}:
 	default:
+		cache.revalidating.Delete(lk.key)
 		return false
 	}
 	fr := detach(r, c)
 	go func() {
-		defer func() { <-cache.revalidations }()
+		defer func() {
+			cache.revalidating.Delete(lk.key)
+			<-cache.revalidations
+		}()
 		_, _ = rd.join(context.Background(), func() *http.Request { return fr }, lk, &call.From(fr.Context()).Upstream.Timing)
 	}()
 	return true
