@@ -139,25 +139,14 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 			return nil, fmt.Errorf("%d connections need more open files than the limit of %d", s.Conns, files)
 		}
 	}
-	dir, err := os.MkdirTemp("", "loadtest-")
+	dir, bin, done, err := prepare(ctx, o, log)
 	if err != nil {
 		return nil, err
 	}
-	if o.keep {
-		fmt.Fprintf(log, "loadtest: files in %s\n", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
+	defer done()
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
-	}
-	bin := o.gatewayBin
-	if bin == "" {
-		fmt.Fprintln(log, "loadtest: building the gateway")
-		if bin, err = buildGateway(ctx, dir, log); err != nil {
-			return nil, err
-		}
 	}
 
 	lines, stopCollector, err := startCollector(o.host)

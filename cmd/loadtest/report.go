@@ -43,6 +43,8 @@ type report struct {
 	// Tracing compares the traced gateways with the untraced one in the
 	// first scenario (-tracing).
 	Tracing *tracingReport `json:"tracing,omitempty"`
+	// Cache is the cache scenario's (-cache), whose targets are Targets.
+	Cache *cacheReport `json:"cache,omitempty"`
 	// Scenarios are every scenario of a sweep, the first included (a
 	// sweep of one too); absent without sweeps.
 	Scenarios []scenarioReport `json:"scenarios,omitempty"`
@@ -196,6 +198,11 @@ func (r *report) writeJSON(w io.Writer) error {
 func (r *report) writeTable(w io.Writer) {
 	fmt.Fprintf(w, "%d rounds x %s per target, %d CPUs, %s, CPU tick %s, load average %.1f at the start, %.1f at the end\n",
 		r.Rounds, r.Duration, r.CPUs, r.GoVersion, r.ClockTick, r.LoadAverage[0], r.LoadAverage[1])
+	if r.Cache != nil {
+		r.Cache.writeTable(w, r.Targets)
+		fmt.Fprintf(w, "call log lines at the collector: %d\n", r.CallLogLines)
+		return
+	}
 	scenarios := r.Scenarios
 	if len(scenarios) == 0 {
 		scenarios = []scenarioReport{{scenario: scenario{Conns: r.Concurrency}, Targets: r.Targets,
