@@ -22,11 +22,11 @@ import (
 	"github.com/restgate/gateway/gateway/metrics"
 )
 
-// cacheReplica is one replica of the things gateway sharing srv, its
-// routes cached as routeCache says, on the clock now (nil: time.Now).
-func cacheReplica(t *testing.T, srv *redistest.Server, backendURL, routeCache string, now func() time.Time) (http.Handler, *Shared) {
+// cacheReplica is one replica of the gateway of yaml (thingsConfig) sharing
+// srv, on the clock now (nil: time.Now).
+func cacheReplica(t *testing.T, srv *redistest.Server, yaml string, now func() time.Time) (http.Handler, *Shared) {
 	t.Helper()
-	cfg, err := config.Parse([]byte(thingsConfig(backendURL, routeCache, "{}")+`
+	cfg, err := config.Parse([]byte(yaml+`
 cluster:
   store: redis
   redis: {url: `+srv.URL()+`, keyPrefix: "cache-test:", timeout: 2s}
@@ -62,9 +62,9 @@ func TestCacheSharedByThreeReplicas(t *testing.T) {
 	t.Parallel()
 	srv := redistest.New(t)
 	b := newThingsBackend(t)
-	a, _ := cacheReplica(t, srv, b.srv.URL, "{ttl: 1m, scope: shared}", nil)
-	bb, _ := cacheReplica(t, srv, b.srv.URL, "{ttl: 1m, scope: shared}", nil)
-	c, _ := cacheReplica(t, srv, b.srv.URL, "{ttl: 1m, scope: shared}", nil)
+	a, _ := cacheReplica(t, srv, thingsConfig(b.srv.URL, "{ttl: 1m, scope: shared}", "{}"), nil)
+	bb, _ := cacheReplica(t, srv, thingsConfig(b.srv.URL, "{ttl: 1m, scope: shared}", "{}"), nil)
+	c, _ := cacheReplica(t, srv, thingsConfig(b.srv.URL, "{ttl: 1m, scope: shared}", "{}"), nil)
 
 	st, name := getThing(t, a, "/v1/things/1")
 	assert.Contains(t, st, "fwd=miss")
@@ -111,9 +111,9 @@ func TestCacheRevalidatedOnceAcrossReplicas(t *testing.T) {
 	clock := &testClock{now: time.Now()}
 	// staleIfError keeps answers in Redis past staleWhileRevalidate
 	const routeCache = "{ttl: 1m, staleWhileRevalidate: 1m, staleIfError: 10m, scope: shared}"
-	a, _ := cacheReplica(t, srv, b.srv.URL, routeCache, clock.Now)
-	bb, _ := cacheReplica(t, srv, b.srv.URL, routeCache, clock.Now)
-	c, _ := cacheReplica(t, srv, b.srv.URL, routeCache, clock.Now)
+	a, _ := cacheReplica(t, srv, thingsConfig(b.srv.URL, routeCache, "{}"), clock.Now)
+	bb, _ := cacheReplica(t, srv, thingsConfig(b.srv.URL, routeCache, "{}"), clock.Now)
+	c, _ := cacheReplica(t, srv, thingsConfig(b.srv.URL, routeCache, "{}"), clock.Now)
 	for _, h := range []http.Handler{a, bb, c} {
 		getThing(t, h, "/v1/things/1")
 	}
@@ -168,4 +168,35 @@ func redisCalls(t *testing.T, srv *redistest.Server, command string) int {
 		}
 	}
 	return 0
+}
+
+// While Redis is away a replica serves no answer from its memory that a
+// write through another replica could have changed; the answers of a route
+// no write invalidates it keeps serving, each replica fetching them once
+// per ttl instead of once per request.
+func TestCacheWithoutRedisKeepsOnlyWriteFreeAnswers(t *testing.T) {
+	t.Parallel()
+	srv := redistest.New(t)
+	b := newThingsBackend(t)
+	yaml := strings.Replace(thingsConfig(b.srv.URL, "{ttl: 1m, scope: shared}", "{}"), "upstreams:\n",
+		"upstreams:\n  mirror: {url: "+b.srv.URL+", retry: {attempts: 1}}\n", 1) +
+		`  - {path: "/{version}/mirror/{id}", kind: proxy, upstream: mirror, upstreamPath: "/things/{id}", cache: {ttl: 1m, scope: shared}}` + "\n"
+	a, sh := cacheReplica(t, srv, yaml, nil)
+	getThing(t, a, "/v1/mirror/1")
+	getThing(t, a, "/v1/things/1")
+	require.Equal(t, int64(2), b.gets.Load())
+
+	srv.Kill()
+	require.Eventually(t, func() bool { return !sh.ResponseCache().SharedUp() }, 10*time.Second, 10*time.Millisecond)
+	st, name := getThing(t, a, "/v1/mirror/1")
+	assert.Equal(t, "restgate; hit; ttl=60", st, "no write invalidates the mirror: its answer is served")
+	assert.Equal(t, "one", name)
+	for range 2 {
+		st, _ = getThing(t, a, "/v1/things/1")
+		assert.Contains(t, st, "fwd=miss", "a write elsewhere could have changed a thing: not served from memory")
+	}
+	getThing(t, a, "/v1/mirror/2")
+	st, _ = getThing(t, a, "/v1/mirror/2")
+	assert.Equal(t, "restgate; hit; ttl=60", st, "kept in memory while Redis is away")
+	assert.Equal(t, int64(5), b.gets.Load())
 }

@@ -70,8 +70,8 @@ func TestCacheShares404sAcrossReplicas(t *testing.T) {
 	srv := redistest.New(t)
 	b := newThingsBackend(t)
 	const routeCache = "{ttl: 1m, notFoundTTL: 30s, scope: shared}"
-	a, _ := cacheReplica(t, srv, b.srv.URL, routeCache, nil)
-	bb, _ := cacheReplica(t, srv, b.srv.URL, routeCache, nil)
+	a, _ := cacheReplica(t, srv, thingsConfig(b.srv.URL, routeCache, "{}"), nil)
+	bb, _ := cacheReplica(t, srv, thingsConfig(b.srv.URL, routeCache, "{}"), nil)
 	rec, first := getMissing(t, a)
 	assert.Contains(t, rec.Header().Get("Cache-Status"), "fwd-status=404; stored")
 	rec, again := getMissing(t, bb)

@@ -85,7 +85,7 @@ func (rd *reader) flight(fr *http.Request, lk *lookup) (any, error) {
 	defer unlock()
 	if other != nil {
 		f.entry, f.stored, f.elsewhere = other, true, true
-		cache.keep(lk.key, other, seq)
+		cache.keep(lk, other, seq)
 		return f, nil
 	}
 	fc := call.From(ctx)
@@ -184,7 +184,7 @@ func (c *Cache) put(ctx context.Context, lk *lookup, e *Entry, seq, sharedSeq in
 		ttl := time.Until(e.Until)
 		stored = c.shared.Store(ctx, sharedKey(lk.key), remote.encode(), ttl) == nil
 	}
-	if c.keep(lk.key, e, seq) {
+	if c.keep(lk, e, seq) {
 		stored = true
 	}
 	return stored

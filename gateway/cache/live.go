@@ -51,21 +51,21 @@ func fingerprintOf(key string) string {
 	return fp
 }
 
-// keep stores e under key in the memory tier, remembering seq, unless the
-// tier may not be used now (memoryUsable) or no build serves the key's
+// keep stores e under lk's key in the memory tier, remembering seq, unless
+// the tier may not hold it now (memoryUsable) or no build serves the key's
 // route any more (a request of a build a reload replaced, still running).
-func (c *Cache) keep(key string, e *Entry, seq int64) bool {
-	if !c.memoryUsable() {
+func (c *Cache) keep(lk *lookup, e *Entry, seq int64) bool {
+	if !c.memoryUsable(lk) {
 		return false
 	}
 	c.live.mu.RLock()
 	defer c.live.mu.RUnlock()
-	if c.live.n[fingerprintOf(key)] == 0 {
+	if c.live.n[fingerprintOf(lk.key)] == 0 {
 		return false
 	}
 	local := *e
 	local.seq = seq
-	c.mem.Set(key, &local)
+	c.mem.Set(lk.key, &local)
 	return true
 }
 

@@ -21,6 +21,9 @@ type reader struct {
 type lookup struct {
 	key  string
 	deps []uint64
+	// written: some route's writes invalidate the key's answers
+	// (RoutePlan.Written).
+	written bool
 	// stale is the entry found, fresh or not; nil when none.
 	found *Entry
 }
@@ -34,7 +37,8 @@ func (rd *reader) serve(r *http.Request, c *call.Call) (call.Result, error) {
 		cache.rec.CacheRequest(route, ResultBypass)
 		return rd.next(r, c)
 	}
-	lk := &lookup{key: key, deps: readDeps(route, r.URL.EscapedPath(), rd.rp.Route.Spec.Upstream, resourceOf(rd.rp, r))}
+	lk := &lookup{key: key, deps: readDeps(route, r.URL.EscapedPath(), rd.rp.Route.Spec.Upstream, resourceOf(rd.rp, r)),
+		written: rd.rp.Written}
 	now := cache.now()
 	lk.found = cache.get(r.Context(), lk)
 	pol := rd.rp.Policy
@@ -94,7 +98,7 @@ func backendFailed(err error) bool {
 // there is none valid.
 func (c *Cache) get(ctx context.Context, lk *lookup) *Entry {
 	var held *Entry
-	if c.memoryUsable() {
+	if c.memoryUsable(lk) {
 		if e, ok := c.mem.GetIfPresent(lk.key); ok {
 			if c.marks.valid(e.seq, lk.deps) {
 				held = e
@@ -113,7 +117,7 @@ func (c *Cache) get(ctx context.Context, lk *lookup) *Entry {
 	if e == nil || (held != nil && !newer(e, held)) {
 		return held
 	}
-	c.keep(lk.key, e, seq)
+	c.keep(lk, e, seq)
 	return e
 }
 
