@@ -153,20 +153,12 @@ func (cr *cacheRun) usage(tick time.Duration) (usage, time.Duration, error) {
 // when there is more than one replica, the replicas of the gateway on
 // cacheConfig, and cacheTargets driven in interleaved rounds.
 func measureCache(ctx context.Context, o options, log io.Writer) (*report, error) {
-	dir, bin, done, err := prepare(ctx, o, log)
+	ws, err := prepare(ctx, o, log)
 	if err != nil {
 		return nil, err
 	}
-	defer done()
-	lines, stopCollector, err := startCollector(o.host)
-	if err != nil {
-		return nil, err
-	}
-	defer stopCollector()
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
+	defer ws.close()
+	dir, bin, self, lines := ws.dir, ws.bin, ws.self, ws.lines
 	cr := &cacheRun{}
 	defer cr.stop()
 	if cr.backend, err = startChild(ctx, "describe backend", childCommand(self, "-serve-data", "-host", o.host,
@@ -343,12 +335,7 @@ func checkDescribe(client *http.Client, url, typ string, fields int) error {
 		return err
 	}
 	req.Header.Set("X-Loadtest-Key", "check")
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	body, err := getOK(client, req)
 	if err != nil {
 		return err
 	}
@@ -359,8 +346,6 @@ func checkDescribe(client *http.Client, url, typ string, fields int) error {
 		} `json:"result"`
 	}
 	switch {
-	case resp.StatusCode != http.StatusOK:
-		return fmt.Errorf("GET %s: status %d: %.300s", url, resp.StatusCode, body)
 	case json.Unmarshal(body, &env) != nil:
 		return fmt.Errorf("GET %s: not an envelope: %.300s", url, body)
 	case env.Result.Name != typ || len(env.Result.Fields) != fields:
@@ -393,27 +378,46 @@ func backendCalls(base string) (map[string][]int64, error) {
 	return calls, nil
 }
 
-// prepare makes the run's temporary directory (kept with -keep; done
-// removes it otherwise) and the gateway binary (-gateway-bin, or built
-// into it).
-func prepare(ctx context.Context, o options, log io.Writer) (dir, bin string, done func(), err error) {
-	if dir, err = os.MkdirTemp("", "loadtest-"); err != nil {
-		return "", "", nil, err
+// workspace is what every run starts from: its temporary directory (kept
+// with -keep), the gateway binary (-gateway-bin, or built into it), the
+// harness's own executable (its children re-execute it) and the call log
+// collector.
+type workspace struct {
+	dir, bin, self string
+	lines          *collector
+	close          func()
+}
+
+// prepare makes the run's workspace; close undoes it.
+func prepare(ctx context.Context, o options, log io.Writer) (*workspace, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
 	}
-	done = func() {}
+	ws := &workspace{self: self, bin: o.gatewayBin}
+	if ws.dir, err = os.MkdirTemp("", "loadtest-"); err != nil {
+		return nil, err
+	}
+	removeDir := func() { _ = os.RemoveAll(ws.dir) }
 	if o.keep {
-		fmt.Fprintf(log, "loadtest: files in %s\n", dir)
-	} else {
-		done = func() { _ = os.RemoveAll(dir) }
+		fmt.Fprintf(log, "loadtest: files in %s\n", ws.dir)
+		removeDir = func() {}
 	}
-	if bin = o.gatewayBin; bin == "" {
+	if ws.bin == "" {
 		fmt.Fprintln(log, "loadtest: building the gateway")
-		if bin, err = buildGateway(ctx, dir, log); err != nil {
-			done()
-			return "", "", nil, err
+		if ws.bin, err = buildGateway(ctx, ws.dir, log); err != nil {
+			removeDir()
+			return nil, err
 		}
 	}
-	return dir, bin, done, nil
+	lines, stopCollector, err := startCollector(o.host)
+	if err != nil {
+		removeDir()
+		return nil, err
+	}
+	ws.lines = lines
+	ws.close = func() { stopCollector(); removeDir() }
+	return ws, nil
 }
 
 var errNoCacheScenario = errors.New("-cache runs the cache scenario alone: no -records, -conns, -tls, -cluster, -tracing or -gzip")

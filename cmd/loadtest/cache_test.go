@@ -11,27 +11,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/restgate/gateway/gateway/cluster/redistest"
 )
 
 // -cache: 100 clients' describe over three replicas sharing a redis-server;
 // hits, misses and the uncached route side by side, and the backend's
 // calls of the hit key: never more than one within a ttl.
 func TestSmokeRunCache(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts three gateways, a backend and redis-server, and builds the gateway")
-	}
-	redistest.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var out, log bytes.Buffer
 	// a Redis timeout a loaded CI machine keeps within, so that the
 	// replicas never fall back to calling the backend alone
-	code := run(ctx, []string{"-smoke", "-json", "-cache", "-cache-ttl", "500ms", "-describe-latency", "20ms", "-redis-timeout", "1s"}, &out, &log)
-	require.Equal(t, 0, code, log.String())
-	var rep report
-	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	rep := smokeRun(t, "starts three gateways, a backend and redis-server, and builds the gateway", true,
+		"-smoke", "-json", "-cache", "-cache-ttl", "500ms", "-describe-latency", "20ms", "-redis-timeout", "1s")
 	require.NotNil(t, rep.Cache)
 	require.Len(t, rep.Targets, 3)
 	for i, name := range []string{"hit", "miss", "uncached"} {

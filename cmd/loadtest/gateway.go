@@ -135,19 +135,32 @@ func checkGateway(base string) error {
 	client := newClient(1, true, false)
 	client.Timeout = checkTimeout
 	defer client.CloseIdleConnections()
-	resp, err := client.Get(base + gatewayPath)
+	req, err := http.NewRequest(http.MethodGet, base+gatewayPath, nil)
 	if err != nil {
 		return err
+	}
+	body, err := getOK(client, req)
+	if err != nil {
+		return err
+	}
+	return checkEnvelope(body)
+}
+
+// getOK sends req and returns the body of its answer, which must be a 200.
+func getOK(client *http.Client, req *http.Request) ([]byte, error) {
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: status %d: %.300s", gatewayPath, resp.StatusCode, body)
+		return nil, fmt.Errorf("GET %s: status %d: %.300s", req.URL.Path, resp.StatusCode, body)
 	}
-	return checkEnvelope(body)
+	return body, nil
 }
 
 // checkEnvelope checks an answer of GET /v2/accounts.

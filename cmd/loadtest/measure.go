@@ -139,21 +139,12 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 			return nil, fmt.Errorf("%d connections need more open files than the limit of %d", s.Conns, files)
 		}
 	}
-	dir, bin, done, err := prepare(ctx, o, log)
+	ws, err := prepare(ctx, o, log)
 	if err != nil {
 		return nil, err
 	}
-	defer done()
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-
-	lines, stopCollector, err := startCollector(o.host)
-	if err != nil {
-		return nil, err
-	}
-	defer stopCollector()
+	defer ws.close()
+	dir, bin, self, lines := ws.dir, ws.bin, ws.self, ws.lines
 
 	backend, err := startChild(ctx, targetBackend, childCommand(self, "-serve-backend", "-host", o.host))
 	if err != nil {

@@ -18,27 +18,6 @@ import (
 	"github.com/restgate/gateway/gateway/metrics"
 )
 
-// cacheGauge reads a response cache gauge of the memory tier off reg.
-func cacheGauge(t *testing.T, reg *prometheus.Registry, name string) float64 {
-	t.Helper()
-	families, err := reg.Gather()
-	require.NoError(t, err)
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "tier" && l.GetValue() == "memory" {
-					return m.GetGauge().GetValue()
-				}
-			}
-		}
-	}
-	t.Fatalf("no %s{tier=\"memory\"}", name)
-	return 0
-}
-
 // A reload keeps the answers of the routes it did not change; those of a
 // changed route are never read again, and leave memory once the replaced
 // build is closed (as the reloader does after the swap).
@@ -68,8 +47,8 @@ func TestCacheReloadDropsOnlyChangedRoutes(t *testing.T) {
 		require.Equal(t, http.StatusOK, rec.Code)
 		return rec.Header().Get("Cache-Status")
 	}
-	entries := func() float64 { return cacheGauge(t, reg, "gateway_cache_entries") }
-	weight := func() float64 { return cacheGauge(t, reg, "gateway_cache_bytes") }
+	entries := func() float64 { return gaugeValue(t, reg, "gateway_cache_entries", "tier", "memory") }
+	weight := func() float64 { return gaugeValue(t, reg, "gateway_cache_bytes", "tier", "memory") }
 
 	first := build("{ttl: 1m, scope: shared}")
 	for _, p := range []string{"/v1/things", "/v1/things/1", "/v2/things/2"} {

@@ -47,17 +47,7 @@ routes:
   - {path: "/{version}/things/{id}", kind: proxy, upstream: things, upstreamPath: "/things/{id}", methods: %s, cache: %s}
 cache: %s
 `, cmpOr(tt.upstream, "{}"), cmpOr(tt.methods, "[GET, PUT]"), tt.route, cmpOr(tt.top, "{}"))
-			cfg, err := Parse([]byte(yaml), env(nil))
-			require.NoError(t, err)
-			err = Validate(cfg)
-			if len(tt.wants) == 0 {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			for _, w := range tt.wants {
-				assert.Contains(t, err.Error(), w)
-			}
+			assertProblems(t, yaml, tt.wants)
 		})
 	}
 }
