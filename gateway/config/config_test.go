@@ -277,4 +277,3 @@ func assertProblems(t *testing.T, yaml string, wants []string) {
 		assert.Contains(t, err.Error(), w)
 	}
 }
-
