@@ -34,6 +34,7 @@ require (
 )
 
 require (
+	github.com/dgraph-io/ristretto/v2 v2.4.2
 	github.com/maypok86/otter/v2 v2.4.0
 	github.com/yuin/goldmark v1.8.7
 )
