@@ -267,17 +267,8 @@ func (t *cacheTarget) round(ctx context.Context, o options, cr *cacheRun, tick t
 		return ctx.Err()
 	}
 	t.rounds = append(t.rounds, [2]int64{start, end})
-	t.requests += r.requests
-	t.non2xx += r.non2xx
-	t.failures += r.failures
-	t.bytes += r.bytes
-	t.elapsed += r.elapsed
-	t.cpu += u1.cpu - u0.cpu
+	t.add(r, u0, u1)
 	t.redisCPU += r1 - r0
-	t.syscalls += u1.syscalls - u0.syscalls
-	t.rss = max(t.rss, u1.rss)
-	t.hist.Merge(r.hist)
-	t.roundRPS = append(t.roundRPS, float64(r.requests)/r.elapsed.Seconds())
 	return nil
 }
 

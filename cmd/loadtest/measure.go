@@ -359,6 +359,13 @@ func (t *target) round(ctx context.Context, o options, conns int, tick time.Dura
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	t.add(r, u0, u1)
+	return nil
+}
+
+// add counts a stretch of load r, during which the target's processes went
+// from using u0 to u1.
+func (t *target) add(r loadResult, u0, u1 usage) {
 	t.requests += r.requests
 	t.non2xx += r.non2xx
 	t.failures += r.failures
@@ -369,7 +376,6 @@ func (t *target) round(ctx context.Context, o options, conns int, tick time.Dura
 	t.rss = max(t.rss, u1.rss)
 	t.hist.Merge(r.hist)
 	t.roundRPS = append(t.roundRPS, float64(r.requests)/r.elapsed.Seconds())
-	return nil
 }
 
 // childCommand re-executes the harness in one of its serving roles.
