@@ -136,8 +136,16 @@ func TestCacheRevalidatedOnceAcrossReplicas(t *testing.T) {
 	release := sync.OnceFunc(func() { b.hold.Store(nil); close(gate) })
 	t.Cleanup(release) // a failure before the release must not leave A's call hanging
 	arrived := b.arrived.Load()
-	getThing(t, a, "/v1/things/1") // stale: A revalidates it in the background, holding the lock
-	require.Eventually(t, func() bool { return b.arrived.Load() == arrived+1 }, 5*time.Second, time.Millisecond)
+	// stale: A revalidates it in the background, holding the lock (asked
+	// again until it does: the last revalidation may still be winding up)
+	require.Eventually(t, func() bool { getThing(t, a, "/v1/things/1"); return b.arrived.Load() == arrived+1 },
+		5*time.Second, time.Millisecond)
+	gets := redisCalls(t, srv, "get")
+	for range 20 {
+		st, _ = getThing(t, a, "/v1/things/1")
+		require.Contains(t, st, `detail="stale-while-revalidate"`)
+	}
+	assert.Equal(t, gets, redisCalls(t, srv, "get"), "readers served stale during A's revalidation do not each ask Redis")
 	clock.add(time.Minute) // past staleWhileRevalidate: C must be answered afresh
 	polls := redisCalls(t, srv, "exists")
 	done := make(chan string)

@@ -108,8 +108,13 @@ func (c *Cache) get(ctx context.Context, lk *lookup) *Entry {
 		}
 	}
 	// A stale copy in memory may have been revalidated by another replica:
-	// Redis is asked before this replica calls the backend for it.
+	// Redis is asked before this replica revalidates it, but not while its
+	// own revalidation runs (which asks Redis itself), so that the readers
+	// served stale meanwhile do not each ask.
 	if c.shared == nil || (held != nil && c.now().Before(held.Fresh)) {
+		return held
+	}
+	if _, running := c.revalidating.Load(lk.key); running && held != nil {
 		return held
 	}
 	seq := c.marks.current()
