@@ -34,9 +34,10 @@ require (
 )
 
 require (
-	github.com/maypok86/otter/v2 v2.4.0
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327
 	github.com/chromedp/chromedp v0.14.2
+	github.com/dgraph-io/ristretto/v2 v2.4.2
+	github.com/maypok86/otter/v2 v2.4.0
 	github.com/yuin/goldmark v1.8.7
 )
 

@@ -99,7 +99,11 @@ func printCache(w io.Writer, cfg *config.Config, t *routes.Table) {
 		if by == "" {
 			by = "- (purge, reload, ttl)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", rp.Route.Template, rp.Policy.TTL, scope, stale, by)
+		ttl := rp.Policy.TTL.String()
+		if rp.Policy.NotFoundTTL > 0 {
+			ttl += " (404: " + rp.Policy.NotFoundTTL.String() + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", rp.Route.Template, ttl, scope, stale, by)
 	}
 	tw.Flush()
 }

@@ -44,37 +44,55 @@ func startGateway(ctx context.Context, bin, dir, host, engine string, secure boo
 
 // startGatewayOn is startGateway on the configuration config.
 func startGatewayOn(ctx context.Context, config, bin, dir, host, engine string, secure bool, backend, collector string, env []string) (*child, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	return runGateway(ctx, gatewayRun{bin: bin, dir: dir, host: host, config: config, name: "gateway (" + engine + ")",
+		log: "gateway-" + engine + ".log", secure: secure, probe: func(api, _ string) error { return checkGateway(api) },
+		env: append([]string{"GATEWAY_ENGINE=" + engine, "GATEWAY_LOG_COLLECTOR_URL=" + collector, "ACCOUNTS_URL=" + backend}, env...)})
+}
+
+// gatewayRun is one gateway process to start: bin on config (written into
+// dir), named name, its output in dir/log, ready once probe(its API URL)
+// succeeds (its API and admin URLs). Its environment gives it
+// GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN, GATEWAY_TLS and GATEWAY_DATA_DIR,
+// then env.
+type gatewayRun struct {
+	bin, dir, host, config, name, log string
+	secure                            bool
+	env                               []string
+	probe                             func(api, admin string) error
+}
+
+// runGateway starts g.
+func runGateway(ctx context.Context, g gatewayRun) (*child, error) {
+	if err := os.MkdirAll(g.dir, 0o700); err != nil {
 		return nil, err
 	}
-	cfgPath := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
+	cfgPath := filepath.Join(g.dir, "config.yaml")
+	if err := os.WriteFile(cfgPath, []byte(g.config), 0o600); err != nil {
 		return nil, err
 	}
-	api, err := freeAddr(host)
+	api, err := freeAddr(g.host)
 	if err != nil {
 		return nil, err
 	}
-	admin, err := freeAddr(host)
+	admin, err := freeAddr(g.host)
 	if err != nil {
 		return nil, err
 	}
-	logFile, err := os.Create(filepath.Join(dir, "gateway-"+engine+".log"))
+	logFile, err := os.Create(filepath.Join(g.dir, g.log))
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve", "-config", cfgPath)
+	cmd := exec.Command(g.bin, "serve", "-config", cfgPath)
 	cmd.Env = append(os.Environ(), "GATEWAY_LISTEN="+api, "GATEWAY_ADMIN_LISTEN="+admin, "GATEWAY_TLS=off",
-		"GATEWAY_ENGINE="+engine, "GATEWAY_DATA_DIR="+filepath.Join(dir, "data"),
-		"GATEWAY_LOG_COLLECTOR_URL="+collector, "ACCOUNTS_URL="+backend)
-	cmd.Env = append(cmd.Env, env...)
+		"GATEWAY_DATA_DIR="+filepath.Join(g.dir, "data"))
+	cmd.Env = append(cmd.Env, g.env...)
 	url := "http://" + api
-	if secure {
+	if g.secure {
 		cmd.Env = append(cmd.Env, "GATEWAY_TLS=auto") // the last of a name wins
 		url = "https://" + api
 	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	c, err := startServer(ctx, "gateway ("+engine+")", url, cmd, func() error { return checkGateway(url) })
+	c, err := startServer(ctx, g.name, url, cmd, func() error { return g.probe(url, "http://"+admin) })
 	_ = logFile.Close()
 	if err != nil {
 		log, _ := os.ReadFile(logFile.Name())
@@ -122,19 +140,32 @@ func checkGateway(base string) error {
 	client := newClient(1, true, false)
 	client.Timeout = checkTimeout
 	defer client.CloseIdleConnections()
-	resp, err := client.Get(base + gatewayPath)
+	req, err := http.NewRequest(http.MethodGet, base+gatewayPath, nil)
 	if err != nil {
 		return err
+	}
+	body, err := getOK(client, req)
+	if err != nil {
+		return err
+	}
+	return checkEnvelope(body)
+}
+
+// getOK sends req and returns the body of its answer, which must be a 200.
+func getOK(client *http.Client, req *http.Request) ([]byte, error) {
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: status %d: %.300s", gatewayPath, resp.StatusCode, body)
+		return nil, fmt.Errorf("GET %s: status %d: %.300s", req.URL.Path, resp.StatusCode, body)
 	}
-	return checkEnvelope(body)
+	return body, nil
 }
 
 // checkEnvelope checks an answer of GET /v2/accounts.

@@ -71,6 +71,12 @@ const histShards = 16
 // answer before the next request, for d. Latency is from sending the
 // request to reading the last byte of the answer.
 func drive(ctx context.Context, client *http.Client, url string, concurrency int, d time.Duration) loadResult {
+	return driveWith(ctx, concurrency, d, func(int) (int, int64, error) { return get(client, url) })
+}
+
+// driveWith is drive with each request sent by send(worker): it returns
+// the answer's status, its body bytes as sent, or the failure.
+func driveWith(ctx context.Context, concurrency int, d time.Duration, send func(worker int) (int, int64, error)) loadResult {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	var (
@@ -90,7 +96,7 @@ func drive(ctx context.Context, client *http.Client, url string, concurrency int
 			sh := &shards[w%histShards]
 			for ctx.Err() == nil {
 				t0 := time.Now()
-				status, n, err := get(client, url)
+				status, n, err := send(w)
 				switch {
 				case err != nil:
 					if ctx.Err() == nil {
@@ -123,6 +129,11 @@ func drive(ctx context.Context, client *http.Client, url string, concurrency int
 // requests it counts.
 func get(client *http.Client, url string) (int, int64, error) {
 	resp, err := client.Get(url)
+	return read(resp, err)
+}
+
+// read reads resp's body in full, as get does.
+func read(resp *http.Response, err error) (int, int64, error) {
 	if err != nil {
 		return 0, 0, err
 	}

@@ -27,18 +27,30 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestSmokeRun(t *testing.T) {
+// smokeRun runs the harness with args (-smoke -json among them) as a test
+// does, unless -short (why says what it would start) or, with redis,
+// redis-server is missing, and returns its report.
+func smokeRun(t *testing.T, why string, redis bool, args ...string) report {
+	t.Helper()
 	if testing.Short() {
-		t.Skip("starts four processes and builds the gateway")
+		t.Skip(why)
+	}
+	if redis {
+		redistest.Require(t)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out, log bytes.Buffer
-	profile := filepath.Join(t.TempDir(), "gateway.prof")
-	code := run(ctx, []string{"-smoke", "-json", "-cpuprofile", profile, "-console"}, &out, &log)
+	code := run(ctx, args, &out, &log)
 	require.Equal(t, 0, code, log.String())
 	var rep report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	return rep
+}
+
+func TestSmokeRun(t *testing.T) {
+	profile := filepath.Join(t.TempDir(), "gateway.prof")
+	rep := smokeRun(t, "starts four processes and builds the gateway", false, "-smoke", "-json", "-cpuprofile", profile, "-console")
 	require.Len(t, rep.Targets, 5)
 	for _, tr := range rep.Targets {
 		assert.Positive(t, tr.Requests, tr.Name)
@@ -65,16 +77,7 @@ func TestSmokeRun(t *testing.T) {
 
 // -tracing adds a gateway tracing every request, exporting to the span sink.
 func TestSmokeRunTracing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts four processes and builds the gateway")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var out, log bytes.Buffer
-	code := run(ctx, []string{"-smoke", "-json", "-std=false", "-tracing", "1"}, &out, &log)
-	require.Equal(t, 0, code, log.String())
-	var rep report
-	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	rep := smokeRun(t, "starts four processes and builds the gateway", false, "-smoke", "-json", "-std=false", "-tracing", "1")
 	require.Len(t, rep.Targets, 4)
 	traced := rep.Targets[3]
 	assert.Equal(t, "gateway, traced 100%", traced.Name)
@@ -90,17 +93,7 @@ func TestSmokeRunTracing(t *testing.T) {
 // -cluster adds the gateway on the redis store, both gateways rate-limiting
 // without ever refusing, and reports what Redis cost.
 func TestSmokeRunCluster(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts four processes and redis-server, and builds the gateway")
-	}
-	redistest.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var out, log bytes.Buffer
-	code := run(ctx, []string{"-smoke", "-json", "-cluster", "-std=false"}, &out, &log)
-	require.Equal(t, 0, code, log.String())
-	var rep report
-	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	rep := smokeRun(t, "starts four processes and redis-server, and builds the gateway", true, "-smoke", "-json", "-cluster", "-std=false")
 	require.Len(t, rep.Targets, 4)
 	assert.Equal(t, "gateway-redis", rep.Targets[3].Name)
 	for _, tr := range rep.Targets {
@@ -116,16 +109,7 @@ func TestSmokeRunCluster(t *testing.T) {
 // list it reads shrinks several times against the backend's, which does
 // not compress.
 func TestSmokeRunGzip(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts three processes and builds the gateway")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var out, log bytes.Buffer
-	code := run(ctx, []string{"-smoke", "-json", "-gzip", "-std=false", "-nginx=false"}, &out, &log)
-	require.Equal(t, 0, code, log.String())
-	var rep report
-	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	rep := smokeRun(t, "starts three processes and builds the gateway", false, "-smoke", "-json", "-gzip", "-std=false", "-nginx=false")
 	require.Len(t, rep.Targets, 3)
 	backend, gw := rep.Targets[0], rep.Targets[2]
 	assert.Zero(t, gw.Errors)

@@ -11,6 +11,7 @@
 //	go run ./cmd/loadtest                  # about a minute and a half, a table on stdout
 //	go run ./cmd/loadtest -smoke           # a few seconds, for CI
 //	go run ./cmd/loadtest -json            # machine-readable
+//	go run ./cmd/loadtest -cache           # the response cache: 100 clients, one describe, 3 replicas
 //
 // Everything listens on loopback and the run is bounded in time: the
 // harness refuses any other host.
@@ -45,6 +46,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	usage := fs.Bool("usage-header", false, "internal: with -serve-backend, report an org's API usage on every answer (Sforce-Limit-Info)")
 	serveProxy := fs.String("serve-proxy", "", "internal: serve a reverse proxy to this backend URL and print its address")
 	serveTLS := fs.Bool("serve-tls", false, "internal: with -serve-proxy, serve over TLS with a self-signed certificate")
+	serveData := fs.Bool("serve-data", false, "internal: serve the cache scenario's describe backend (-describe-latency, -describe-fields) and print its address")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -52,6 +54,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case *serveBackend:
 		err = serveChild(ctx, o.host, stdout, backendHandler(*usage), nil)
+	case *serveData:
+		err = serveChild(ctx, o.host, stdout, newDescribeBackend(o.describeLatency, o.describeFields), nil)
 	case *serveProxy != "":
 		var h *httputil.ReverseProxy
 		var cfg *tls.Config
@@ -68,6 +72,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		o.load[0] = loadAverage()
 		var rep *report
+		measure := measure
+		if o.cache {
+			measure = measureCache
+		}
 		if rep, err = measure(ctx, o, stderr); err == nil {
 			rep.LoadAverage[1] = loadAverage()
 			if o.json {

@@ -153,32 +153,12 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 			return nil, fmt.Errorf("%d connections need more open files than the limit of %d", s.Conns, files)
 		}
 	}
-	dir, err := os.MkdirTemp("", "loadtest-")
+	ws, err := prepare(ctx, o, log)
 	if err != nil {
 		return nil, err
 	}
-	if o.keep {
-		fmt.Fprintf(log, "loadtest: files in %s\n", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	bin := o.gatewayBin
-	if bin == "" {
-		fmt.Fprintln(log, "loadtest: building the gateway")
-		if bin, err = buildGateway(ctx, dir, log); err != nil {
-			return nil, err
-		}
-	}
-
-	lines, stopCollector, err := startCollector(o.host)
-	if err != nil {
-		return nil, err
-	}
-	defer stopCollector()
+	defer ws.close()
+	dir, bin, self, lines := ws.dir, ws.bin, ws.self, ws.lines
 
 	backendArgs := []string{"-serve-backend", "-host", o.host}
 	if o.quota {
@@ -423,6 +403,13 @@ func (t *target) round(ctx context.Context, o options, conns int, tick time.Dura
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	t.add(r, u0, u1)
+	return nil
+}
+
+// add counts a stretch of load r, during which the target's processes went
+// from using u0 to u1.
+func (t *target) add(r loadResult, u0, u1 usage) {
 	t.requests += r.requests
 	t.non2xx += r.non2xx
 	t.failures += r.failures
@@ -433,7 +420,6 @@ func (t *target) round(ctx context.Context, o options, conns int, tick time.Dura
 	t.rss = max(t.rss, u1.rss)
 	t.hist.Merge(r.hist)
 	t.roundRPS = append(t.roundRPS, float64(r.requests)/r.elapsed.Seconds())
-	return nil
 }
 
 // childCommand re-executes the harness in one of its serving roles.

@@ -52,6 +52,17 @@ type options struct {
 	console bool
 	// out is where the JSON summary goes; empty: nowhere.
 	out string
+	// cache runs the response cache's scenario instead (cache.go): the
+	// same describe asked by cacheClients clients of cacheReplicas
+	// gateways, its backend answering after describeLatency, cached for
+	// cacheTTL.
+	cache           bool
+	cacheReplicas   int
+	cacheClients    int
+	cacheTTL        time.Duration
+	describeLatency time.Duration
+	describeFields  int
+	redisTimeout    time.Duration
 	// load is the machine's load average at the start and the end of the
 	// run, filled by the run.
 	load [2]float64
@@ -87,6 +98,13 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.console, "console", false, "also measure the gateway with the console's recording off (console.record false, target gateway-norecord): what the recording costs a request")
 	fs.StringVar(&o.out, "out", "", "also write the JSON summary to this file")
 	fs.Var(&o.tracing, "tracing", "comma-separated sample ratios (0.01,1): one more gateway target per ratio, with tracing on, exporting over OTLP/HTTP to a span sink in the harness")
+	fs.BoolVar(&o.cache, "cache", false, "the response cache's scenario instead: one describe asked by -cache-clients clients of -cache-replicas gateways sharing a redis-server; hits, misses and the uncached route side by side, and the backend's calls per ttl")
+	fs.IntVar(&o.cacheReplicas, "cache-replicas", 3, "with -cache: gateway replicas (more than one share a redis-server, cluster.store redis)")
+	fs.IntVar(&o.cacheClients, "cache-clients", 100, "with -cache: clients (keep-alive connections) spread over the replicas")
+	fs.DurationVar(&o.cacheTTL, "cache-ttl", 2*time.Second, "with -cache: the describe route's ttl (the shipped 15m is longer than a run)")
+	fs.DurationVar(&o.describeLatency, "describe-latency", 200*time.Millisecond, "with -cache: how long the backend takes to answer a describe (a 304 too)")
+	fs.IntVar(&o.describeFields, "describe-fields", 120, "with -cache: the fields of the describe (120: about 180 KB)")
+	fs.DurationVar(&o.redisTimeout, "redis-timeout", 10*time.Millisecond, "with -cache: the replicas' cluster.redis.timeout (10ms: the shipped one)")
 }
 
 // Bounds of the sweeps.
@@ -115,6 +133,7 @@ func (o *options) check() error {
 	if o.smoke {
 		o.duration, o.warmup, o.rounds = 400*time.Millisecond, 200*time.Millisecond, 2
 		o.concurrency = min(o.concurrency, 4)
+		o.cacheClients = min(o.cacheClients, 24)
 	}
 	if err := checkLoopback(o.host); err != nil {
 		return err
@@ -128,11 +147,40 @@ func (o *options) check() error {
 		return fmt.Errorf("-concurrency must be from 1 to %d", maxConns)
 	}
 	per := len(o.targetNames()) + 2 // the TLS and nginx targets, at most
-	if total := time.Duration(len(o.scenarios())*per) * (time.Duration(o.rounds)*o.duration + o.warmup); total > maxRun {
+	scenarios := len(o.scenarios())
+	if o.cache {
+		if err := o.checkCache(); err != nil {
+			return err
+		}
+		per, scenarios = len(cacheTargets), 1
+	}
+	if total := time.Duration(scenarios*per) * (time.Duration(o.rounds)*o.duration + o.warmup); total > maxRun {
 		return fmt.Errorf("a run of %s is longer than the %s bound", total, maxRun)
 	}
 	return nil
 }
+
+// checkCache checks the flags of the cache scenario, which runs alone.
+func (o *options) checkCache() error {
+	switch {
+	case len(o.records) > 0 || len(o.conns) > 0 || o.tls || o.cluster || len(o.tracing) > 0 || o.gzip:
+		return errNoCacheScenario
+	case o.cacheReplicas < 1 || o.cacheReplicas > maxReplicas:
+		return fmt.Errorf("-cache-replicas must be from 1 to %d", maxReplicas)
+	case o.cacheClients < o.cacheReplicas || o.cacheClients > maxConns:
+		return fmt.Errorf("-cache-clients must be from -cache-replicas to %d", maxConns)
+	case o.cacheTTL <= 0 || o.describeLatency < 0 || o.describeLatency > time.Minute:
+		return errors.New("-cache-ttl must be positive and -describe-latency from 0 to 1m")
+	case o.redisTimeout <= 0 || o.redisTimeout > 5*time.Second:
+		return errors.New("-redis-timeout must be above 0 and at most 5s")
+	case o.describeFields < 1 || o.describeFields > maxRecords:
+		return fmt.Errorf("-describe-fields must be from 1 to %d", maxRecords)
+	}
+	return nil
+}
+
+// maxReplicas bounds the cache scenario's gateways.
+const maxReplicas = 8
 
 // checkLoopback refuses any host that is not a loopback IP: the harness
 // sends load as fast as it can, which must never reach another machine.

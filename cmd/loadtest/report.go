@@ -49,6 +49,8 @@ type report struct {
 	// ConsoleRecording compares the gateway with gateway-norecord in the
 	// first scenario (-console).
 	ConsoleRecording *consoleReport `json:"consoleRecording,omitempty"`
+	// Cache is the cache scenario's (-cache), whose targets are Targets.
+	Cache *cacheReport `json:"cache,omitempty"`
 	// Scenarios are every scenario of a sweep, the first included (a
 	// sweep of one too); absent without sweeps.
 	Scenarios []scenarioReport `json:"scenarios,omitempty"`
@@ -202,6 +204,11 @@ func (r *report) writeJSON(w io.Writer) error {
 func (r *report) writeTable(w io.Writer) {
 	fmt.Fprintf(w, "%d rounds x %s per target, %d CPUs, %s, CPU tick %s, load average %.1f at the start, %.1f at the end\n",
 		r.Rounds, r.Duration, r.CPUs, r.GoVersion, r.ClockTick, r.LoadAverage[0], r.LoadAverage[1])
+	if r.Cache != nil {
+		r.Cache.writeTable(w, r.Targets)
+		fmt.Fprintf(w, "call log lines at the collector: %d\n", r.CallLogLines)
+		return
+	}
 	scenarios := r.Scenarios
 	if len(scenarios) == 0 {
 		scenarios = []scenarioReport{{scenario: scenario{Conns: r.Concurrency}, Targets: r.Targets,

@@ -136,7 +136,7 @@ type Gateway struct {
 	// admin role).
 	Authenticator identity.Authenticator
 	// stop ends what the build started in the background (the JWKS
-	// refresh).
+	// refresh) and releases its routes' cached answers.
 	stop context.CancelFunc
 	// checkVersions is CheckVersions.
 	checkVersions func(context.Context)
@@ -154,7 +154,9 @@ func (g *Gateway) CheckVersions(ctx context.Context) {
 
 // Close stops the background work of a gateway that no longer serves new
 // requests (after a reload swapped it out). Requests still running on it
-// finish normally: cached keys keep verifying tokens.
+// finish normally: cached keys keep verifying tokens. The cached answers of
+// its routes that the serving gateway does not share (their configuration
+// changed) are dropped from memory.
 func (g *Gateway) Close() {
 	if g != nil && g.stop != nil {
 		g.stop()
@@ -209,7 +211,12 @@ func Build(ctx context.Context, cfg *config.Config, table *routes.Table, sh *Sha
 	}
 	var wrap func(*routes.Route, string, call.Handler) call.Handler
 	if rc != nil {
-		wrap = rc.Routes(cache.NewPlan(cfg, table), w).Wrap
+		cached := rc.Routes(cache.NewPlan(cfg, table), w)
+		wrap = cached.Wrap
+		// a failed build, or the build a reload replaced, releases its
+		// routes' answers: those no other build serves leave memory
+		cancel := stop
+		stop = func() { cancel(); cached.Release() }
 	}
 	env := newKindEnv(cfg, table, ups, sh)
 	mux, err := router.New(table, router.Options{Kinds: env.kinds(), Writer: w,

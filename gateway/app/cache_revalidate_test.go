@@ -130,3 +130,42 @@ func TestCacheServesStaleWhileTheAllowanceIsReserved(t *testing.T) {
 	assert.Equal(t, `restgate; hit; ttl=-1; detail="stale-if-error"`, rec.Header().Get("Cache-Status"))
 	assert.Equal(t, gets, b.gets.Load(), "nothing reached the org")
 }
+
+// However many requests read a stale answer while it is revalidated, each
+// is answered at once, and the key is revalidated once: more readers than
+// cache.maxRevalidations (16) do not make the others wait for the backend.
+func TestCacheServesStaleToEveryReaderDuringOneRevalidation(t *testing.T) {
+	t.Parallel()
+	b := newThingsBackend(t)
+	h, clock := clockedThings(t, b, "{ttl: 1m, staleWhileRevalidate: 1m, scope: shared}")
+	cacheGet(t, h)
+	clock.add(61 * time.Second)
+	gate := make(chan struct{})
+	b.hold.Store(&gate)
+	release := sync.OnceFunc(func() { b.hold.Store(nil); close(gate) })
+	t.Cleanup(release)
+	done := make(chan []string)
+	go func() {
+		var statuses []string
+		for range 40 {
+			statuses = append(statuses, cacheGet(t, h).Header().Get("Cache-Status"))
+		}
+		done <- statuses
+	}()
+	var statuses []string
+	select {
+	case statuses = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a reader of the stale answer waited for the backend")
+	}
+	for _, st := range statuses {
+		assert.Equal(t, `restgate; hit; ttl=-1; detail="stale-while-revalidate"`, st)
+	}
+	require.Eventually(t, func() bool { return b.arrived.Load() == 2 }, 5*time.Second, time.Millisecond,
+		"the background revalidation reaches the backend")
+	release()
+	require.Eventually(t, func() bool { return cacheGet(t, h).Header().Get("Cache-Status") == "restgate; hit; ttl=60" },
+		5*time.Second, time.Millisecond)
+	assert.Equal(t, int64(2), b.gets.Load(), "one revalidation for 40 readers")
+	assert.Equal(t, int64(2), b.arrived.Load())
+}

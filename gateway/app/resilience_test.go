@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -85,7 +86,7 @@ func TestBreakerThroughTheGateway(t *testing.T) {
 	assert.Equal(t, "CALLOUT_FAILED", responseID(env))
 	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
 	assert.Equal(t, before, a.calls.Load(), "an open breaker answers without touching the network")
-	assert.Equal(t, 2.0, gaugeValue(t, h, "gateway_breaker_state", "upstream", "a"), "open")
+	assert.Equal(t, 2.0, gaugeValue(t, h.reg, "gateway_breaker_state", "upstream", "a"), "open")
 
 	rec, _ = h.do(t, "GET", "/v2/accounts/001000000000001AAA", "", nil)
 	assert.Equal(t, 200, rec.Code, "another upstream is unaffected")
@@ -97,7 +98,7 @@ func TestBreakerThroughTheGateway(t *testing.T) {
 	assert.Equal(t, 200, rec.Code, "the half-open probe succeeds and closes the breaker")
 	rec, _ = h.do(t, "GET", "/v2/accounts", "", nil)
 	assert.Equal(t, 200, rec.Code)
-	assert.Equal(t, 0.0, gaugeValue(t, h, "gateway_breaker_state", "upstream", "a"), "closed")
+	assert.Equal(t, 0.0, gaugeValue(t, h.reg, "gateway_breaker_state", "upstream", "a"), "closed")
 }
 
 func TestTimeoutAndRefusedThroughTheGateway(t *testing.T) {
@@ -121,10 +122,10 @@ func TestTimeoutAndRefusedThroughTheGateway(t *testing.T) {
 	assert.Equal(t, "CALLOUT_FAILED", responseID(env))
 }
 
-// gaugeValue reads one labelled gauge from the harness's registry.
-func gaugeValue(t *testing.T, h *harness, name, label, value string) float64 {
+// gaugeValue reads one labelled gauge from reg (a harness's h.reg).
+func gaugeValue(t *testing.T, reg prometheus.Gatherer, name, label, value string) float64 {
 	t.Helper()
-	families, err := h.reg.Gather()
+	families, err := reg.Gather()
 	require.NoError(t, err)
 	for _, f := range families {
 		if f.GetName() != name {

@@ -62,7 +62,7 @@ routes:
 	}
 	assert.EqualValues(t, 1, tokenHits.Load(), "one token request for every waiting call")
 	assert.Zero(t, backend.calls.Load(), "the backend was not called")
-	assert.Equal(t, 0.0, gaugeValue(t, h, "gateway_breaker_state", "upstream", "a"), "three in a row, the breaker stays closed")
+	assert.Equal(t, 0.0, gaugeValue(t, h.reg, "gateway_breaker_state", "upstream", "a"), "three in a row, the breaker stays closed")
 
 	release()
 	require.Eventually(t, func() bool {

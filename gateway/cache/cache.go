@@ -19,6 +19,7 @@ package cache
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -84,9 +85,12 @@ type Cache struct {
 	mem     *otter.Cache[string, *Entry]
 	shared  Shared
 	marks   *marks
+	live    live
 	flights singleflight.Group
-	// revalidations holds a token per background revalidation in flight.
+	// revalidations holds a token per background revalidation in flight;
+	// revalidating holds the keys they revalidate.
 	revalidations chan struct{}
+	revalidating  sync.Map
 	rec           Recorder
 	logger        *slog.Logger
 	now           func() time.Time
@@ -146,11 +150,12 @@ func (c *Cache) Close() {
 	c.mem.StopAllGoroutines()
 }
 
-// memoryUsable reports whether the memory tier may be read and written:
-// always alone, and with a shared tier only while this replica hears the
-// others' invalidations (otherwise one of them may have written what this
-// replica still holds).
-func (c *Cache) memoryUsable() bool { return c.shared == nil || c.shared.Up() }
+// memoryUsable reports whether the memory tier may hold lk's answers:
+// always alone; with a shared tier while this replica hears the others'
+// invalidations, and otherwise only when no route's writes invalidate
+// them (another replica may have written what this one holds, and this one
+// would not know).
+func (c *Cache) memoryUsable(lk *lookup) bool { return c.shared == nil || !lk.written || c.shared.Up() }
 
 // SharedUp reports whether the shared tier answers and this replica hears
 // the others' invalidations; false without a shared tier.

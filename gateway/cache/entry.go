@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/restgate/gateway/gateway/call"
+	"github.com/restgate/gateway/gateway/envelope"
 )
 
 // Entry is one kept answer: rendered once, served to every request of its
@@ -31,6 +32,9 @@ type Entry struct {
 	// Validators of the backend's answer, for a conditional revalidation;
 	// empty when the answer took more than one backend call.
 	IfNoneMatch, IfModifiedSince string
+	// Refusal, when not nil, is the backend's 404 kept (notFoundTTL):
+	// each read answers this error; Answer holds its encoding.
+	Refusal *envelope.Error
 	// seq is the invalidation sequence when the fetch started (marks):
 	// of this replica in memory, of Redis in Redis.
 	seq int64
@@ -77,6 +81,7 @@ type entryHead struct {
 	IMS       string `json:"ims,omitempty"`
 	Seq       int64  `json:"q"`
 	BodyBytes int    `json:"b"`
+	Refusal   bool   `json:"x,omitempty"`
 }
 
 // encode is the entry as the shared store keeps it: a JSON head, a newline,
@@ -85,7 +90,7 @@ func (e *Entry) encode() []byte {
 	a := &e.Answer
 	head, _ := json.Marshal(entryHead{Status: a.Status, Flags: flagByte(a.OmitFlags, a.MapKeys, a.DropNulls, a.Document),
 		ETag: e.ETag, Stored: e.Stored.UnixNano(), Fresh: e.Fresh.UnixNano(), Until: e.Until.UnixNano(), NoStale: e.NoStale,
-		INM: e.IfNoneMatch, IMS: e.IfModifiedSince, Seq: e.seq, BodyBytes: len(a.Body)})
+		INM: e.IfNoneMatch, IMS: e.IfModifiedSince, Seq: e.seq, BodyBytes: len(a.Body), Refusal: e.Refusal != nil})
 	out := make([]byte, 0, len(head)+1+len(a.Body))
 	out = append(append(out, head...), '\n')
 	return append(out, a.Body...)
@@ -110,6 +115,12 @@ func decodeEntry(b []byte) (*Entry, error) {
 		DropNulls: h.Flags&4 != 0, Document: h.Flags&8 != 0}
 	if etagOf(&e.Answer) != e.ETag {
 		return nil, errCorrupt
+	}
+	if h.Refusal {
+		var err error
+		if e.Refusal, err = decodeRefusal(e.Answer.Body); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }

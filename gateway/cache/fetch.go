@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/restgate/gateway/gateway/call"
 	"github.com/restgate/gateway/upstreams"
 )
@@ -29,21 +31,40 @@ type flight struct {
 // of this replica that missed it on a context none of them can cancel; r
 // still gives up at its own deadline. leader says the call was r's.
 func (rd *reader) fetch(r *http.Request, c *call.Call, lk *lookup) (*flight, bool, error) {
-	cache := rd.rs.cache
-	ch := cache.flights.DoChan(lk.key, func() (any, error) { return rd.flight(detach(r, c), lk) })
-	select {
-	case res := <-ch:
-		f, _ := res.Val.(*flight)
-		if f != nil {
-			c.Upstream.Timing.Add(f.upstream)
-		}
-		if res.Err != nil {
-			return nil, false, res.Err
-		}
-		leader := f.leader != nil && f.leader.Context().Value(requestKey{}) == r
-		return f, leader, nil
-	case <-r.Context().Done():
+	res, err := rd.join(r.Context(), func() *http.Request { return detach(r, c) }, lk, &c.Upstream.Timing)
+	if err != nil {
 		return nil, false, gaveUp(r.Context())
+	}
+	if res.Err != nil {
+		return nil, false, res.Err
+	}
+	f := res.Val.(*flight)
+	leader := f.leader != nil && f.leader.Context().Value(requestKey{}) == r
+	return f, leader, nil
+}
+
+// join waits, until ctx ends, for this replica's backend call of lk's key,
+// making it with the request detached() returns unless one is under way,
+// and adds the time it spent to timing. A call under way that began before
+// lk.found was fetched can bring back nothing newer than lk.found (the
+// answer another replica stored, stale by now): then lk's own call is
+// joined or made.
+func (rd *reader) join(ctx context.Context, detached func() *http.Request, lk *lookup, timing *upstreams.Timing) (singleflight.Result, error) {
+	for try := 0; ; try++ {
+		ch := rd.rs.cache.flights.DoChan(lk.key, func() (any, error) { return rd.flight(detached(), lk) })
+		select {
+		case res := <-ch:
+			f, _ := res.Val.(*flight)
+			if f != nil {
+				timing.Add(f.upstream)
+			}
+			if try == 0 && res.Err == nil && f != nil && lk.found != nil && !newer(f.entry, lk.found) {
+				continue
+			}
+			return res, nil
+		case <-ctx.Done():
+			return singleflight.Result{}, ctx.Err()
+		}
 	}
 }
 
@@ -59,32 +80,13 @@ func (rd *reader) flight(fr *http.Request, lk *lookup) (any, error) {
 	cache, pol := rd.rs.cache, rd.rp.Policy
 	ctx := fr.Context()
 	f := &flight{leader: fr}
-	seq, sharedSeq := cache.marks.current(), int64(-1)
-	if cache.shared != nil && cache.shared.Up() {
-		var err error
-		var taken bool
-		taken, sharedSeq, err = cache.shared.Lock(ctx, lockKey(lk.key), cache.o.CoalesceWait)
-		switch {
-		case err != nil:
-			sharedSeq = -1 // not stored in Redis: its marks were not read
-		case taken:
-			defer cache.shared.Unlock(context.WithoutCancel(ctx), lockKey(lk.key))
-		default:
-			if e := cache.awaitOther(ctx, lk); e != nil {
-				f.entry, f.stored, f.elsewhere = e, true, true
-				if cache.memoryUsable() {
-					local := *e
-					local.seq = seq
-					cache.mem.Set(lk.key, &local)
-				}
-				return f, nil
-			}
-			if taken, sharedSeq, err = cache.shared.Lock(ctx, lockKey(lk.key), cache.o.CoalesceWait); err != nil {
-				sharedSeq = -1
-			} else if taken {
-				defer cache.shared.Unlock(context.WithoutCancel(ctx), lockKey(lk.key))
-			}
-		}
+	seq := cache.marks.current()
+	other, sharedSeq, unlock := cache.acrossReplicas(ctx, lk)
+	defer unlock()
+	if other != nil {
+		f.entry, f.stored, f.elsewhere = other, true, true
+		cache.keep(lk, other, seq)
+		return f, nil
 	}
 	fc := call.From(ctx)
 	x := &upstreams.CacheExchange{}
@@ -114,6 +116,13 @@ func (rd *reader) flight(fr *http.Request, lk *lookup) (any, error) {
 		return f, nil
 	}
 	if err != nil {
+		if e := rd.notFound(err, x, now); e != nil {
+			f.entry = e
+			if f.stored = cache.put(ctx, lk, e, seq, sharedSeq); !f.stored {
+				f.reason = "shared-store-down"
+			}
+			return f, nil
+		}
 		return f, err
 	}
 	answer, err := rd.rs.writer.Render(fc, res)
@@ -163,49 +172,20 @@ func (rd *reader) until(fresh time.Time) time.Time {
 	return fresh.Add(min(keep, maxLifetime))
 }
 
-// put stores e under lk's key in memory (remembering seq) and in the
-// shared tier (remembering sharedSeq; not when it is -1). False when
-// neither took it.
+// put stores e under lk's key in the shared tier (remembering sharedSeq;
+// not when it is -1) and in memory (remembering seq): in that order, so
+// that an answer this replica serves is one the others can read. False
+// when neither took it.
 func (c *Cache) put(ctx context.Context, lk *lookup, e *Entry, seq, sharedSeq int64) bool {
 	stored := false
-	if c.memoryUsable() {
-		local := *e
-		local.seq = seq
-		c.mem.Set(lk.key, &local)
-		stored = true
-	}
 	if c.shared != nil && sharedSeq >= 0 {
 		remote := *e
 		remote.seq = sharedSeq
 		ttl := time.Until(e.Until)
-		if err := c.shared.Store(ctx, sharedKey(lk.key), remote.encode(), ttl); err == nil {
-			stored = true
-		}
+		stored = c.shared.Store(ctx, sharedKey(lk.key), remote.encode(), ttl) == nil
+	}
+	if c.keep(lk, e, seq) {
+		stored = true
 	}
 	return stored
-}
-
-// awaitOther waits, at most CoalesceWait, for the replica holding lk's
-// lock to store the answer; nil when it did not (it failed, it let go, the
-// wait ran out, the tier failed).
-func (c *Cache) awaitOther(ctx context.Context, lk *lookup) *Entry {
-	deadline := c.now().Add(c.o.CoalesceWait)
-	pause := 2 * time.Millisecond
-	for {
-		e, locked, err := c.sharedLookup(ctx, lk, lockKey(lk.key))
-		switch {
-		case e != nil:
-			return e
-		case err != nil || !locked || !c.now().Before(deadline):
-			return nil
-		}
-		t := time.NewTimer(pause)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil
-		}
-		pause = min(pause*2, 50*time.Millisecond)
-	}
 }

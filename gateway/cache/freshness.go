@@ -18,6 +18,9 @@ const maxLifetime = 24 * time.Hour
 // the upstream's defaults (config.Route.Policy).
 type Policy struct {
 	TTL, StaleWhileRevalidate, StaleIfError, ClientMaxAge time.Duration
+	// NotFoundTTL keeps the backend's 404 this long (0: never); at most
+	// TTL.
+	NotFoundTTL time.Duration
 	// Shared serves an answer to every caller; otherwise each user has
 	// their own (scope user).
 	Shared bool

@@ -61,12 +61,19 @@ func (s status) value(ttl time.Duration) string {
 
 // answer is e as r's answer: the rendered envelope with Cache-Status, Age,
 // the gateway's ETag, Cache-Control and Vary, or 304 when r's
-// If-None-Match names the ETag.
-func (rd *reader) answer(r *http.Request, e *Entry, now time.Time, s status) call.Result {
+// If-None-Match names the ETag. A kept 404 is its error, with
+// Cache-Status, Age and Vary.
+func (rd *reader) answer(r *http.Request, e *Entry, now time.Time, s status) (call.Result, error) {
 	pol := rd.rp.Policy
 	h := make(http.Header, 7)
 	h["Cache-Status"] = []string{s.value(e.Fresh.Sub(now))}
 	h["Age"] = []string{strconv.FormatInt(int64(max(now.Sub(e.Stored), 0)/time.Second), 10)}
+	if len(pol.Vary) > 0 {
+		h["Vary"] = []string{strings.Join(pol.Vary, ", ")}
+	}
+	if e.Refusal != nil {
+		return call.Result{}, &call.HeadedError{Err: e.Refusal, Header: h}
+	}
 	h["Etag"] = []string{e.ETag}
 	switch {
 	case !s.hit && !s.stored:
@@ -77,9 +84,6 @@ func (rd *reader) answer(r *http.Request, e *Entry, now time.Time, s status) cal
 	default:
 		h["Cache-Control"] = []string{"private, no-cache"}
 	}
-	if len(pol.Vary) > 0 {
-		h["Vary"] = []string{strings.Join(pol.Vary, ", ")}
-	}
 	if s.warn {
 		h["Warning"] = []string{`111 - "Revalidation Failed"`}
 	}
@@ -87,7 +91,7 @@ func (rd *reader) answer(r *http.Request, e *Entry, now time.Time, s status) cal
 	if e.Answer.Status == http.StatusOK && matches(r.Header.Values("If-None-Match"), e.ETag) {
 		res.Status = http.StatusNotModified
 	}
-	return res
+	return res, nil
 }
 
 // matches reports whether an If-None-Match list names etag, compared

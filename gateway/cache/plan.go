@@ -29,6 +29,11 @@ type RoutePlan struct {
 	Policy Policy
 	// Writes says the route's POST, PUT, PATCH or DELETE invalidate.
 	Writes bool
+	// Written says some route's writes invalidate a cached route's
+	// answers (InvalidatedBy lists them). The answers of a route no write
+	// invalidates are served from memory while the shared tier is down:
+	// only a purge can be missed then, and the purge says so.
+	Written bool
 	// Resource is the upstream resource the route reads or writes: the
 	// path of a proxy route's upstreamPath, otherwise the route's
 	// template without its version ({accountId} and such left in). Reads
@@ -52,7 +57,8 @@ func NewPlan(cfg *config.Config, table *routes.Table) *Plan {
 		if pol, ok := rt.Spec.Policy(up.Cache); ok {
 			rp.Cached = true
 			rp.Policy = Policy{TTL: min(pol.TTL, maxLifetime), StaleWhileRevalidate: pol.StaleWhileRevalidate,
-				StaleIfError: pol.StaleIfError, ClientMaxAge: pol.ClientMaxAge, Shared: pol.Scope == upstreams.CacheScopeShared,
+				StaleIfError: pol.StaleIfError, ClientMaxAge: pol.ClientMaxAge, NotFoundTTL: min(pol.NotFoundTTL, pol.TTL, maxLifetime),
+				Shared:      pol.Scope == upstreams.CacheScopeShared,
 				ObeyBackend: up.Cache.BackendHeaders != upstreams.BackendHeadersIgnore}
 			for _, h := range pol.Vary {
 				rp.Policy.Vary = append(rp.Policy.Vary, http.CanonicalHeaderKey(h))
@@ -63,6 +69,9 @@ func NewPlan(cfg *config.Config, table *routes.Table) *Plan {
 		rp.Writes = rt.Spec.Upstream != "" && slices.ContainsFunc(rt.Spec.Methods, writes)
 		p.routes[rt] = rp
 		p.order = append(p.order, rp)
+	}
+	for _, rp := range p.order {
+		rp.Written = rp.Cached && len(p.InvalidatedBy(rp)) > 0
 	}
 	return p
 }

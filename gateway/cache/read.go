@@ -21,6 +21,9 @@ type reader struct {
 type lookup struct {
 	key  string
 	deps []uint64
+	// written: some route's writes invalidate the key's answers
+	// (RoutePlan.Written).
+	written bool
 	// stale is the entry found, fresh or not; nil when none.
 	found *Entry
 }
@@ -34,7 +37,8 @@ func (rd *reader) serve(r *http.Request, c *call.Call) (call.Result, error) {
 		cache.rec.CacheRequest(route, ResultBypass)
 		return rd.next(r, c)
 	}
-	lk := &lookup{key: key, deps: readDeps(route, r.URL.EscapedPath(), rd.rp.Route.Spec.Upstream, resourceOf(rd.rp, r))}
+	lk := &lookup{key: key, deps: readDeps(route, r.URL.EscapedPath(), rd.rp.Route.Spec.Upstream, resourceOf(rd.rp, r)),
+		written: rd.rp.Written}
 	now := cache.now()
 	lk.found = cache.get(r.Context(), lk)
 	pol := rd.rp.Policy
@@ -42,10 +46,10 @@ func (rd *reader) serve(r *http.Request, c *call.Call) (call.Result, error) {
 		switch {
 		case now.Before(e.Fresh):
 			cache.rec.CacheRequest(route, ResultHit)
-			return rd.answer(r, e, now, status{hit: true}), nil
+			return rd.answer(r, e, now, status{hit: true})
 		case !e.NoStale && now.Before(e.Fresh.Add(pol.StaleWhileRevalidate)) && rd.revalidateLater(r, c, lk):
 			cache.rec.CacheRequest(route, ResultStale)
-			return rd.answer(r, e, now, status{hit: true, detail: "stale-while-revalidate"}), nil
+			return rd.answer(r, e, now, status{hit: true, detail: "stale-while-revalidate"})
 		}
 	}
 	f, leader, err := rd.fetch(r, c, lk)
@@ -53,7 +57,7 @@ func (rd *reader) serve(r *http.Request, c *call.Call) (call.Result, error) {
 	if err != nil {
 		if e := lk.found; e != nil && !e.NoStale && now.Before(e.Fresh.Add(pol.StaleIfError)) && backendFailed(err) {
 			cache.rec.CacheRequest(route, ResultStale)
-			return rd.answer(r, e, now, status{hit: true, detail: "stale-if-error", warn: true}), nil
+			return rd.answer(r, e, now, status{hit: true, detail: "stale-if-error", warn: true})
 		}
 		return call.Result{}, err
 	}
@@ -68,7 +72,7 @@ func (rd *reader) serve(r *http.Request, c *call.Call) (call.Result, error) {
 		st.fwd = "stale"
 	}
 	cache.rec.CacheRequest(route, result)
-	return rd.answer(r, f.entry, now, st), nil
+	return rd.answer(r, f.entry, now, st)
 }
 
 // backendFailed reports whether err is the backend failing rather than
@@ -91,26 +95,35 @@ func backendFailed(err error) bool {
 }
 
 // get finds the key's entry in memory, then in the shared tier (which
-// promotes it to memory); nil when there is none valid.
+// promotes it to memory) when memory has none or a stale one; nil when
+// there is none valid.
 func (c *Cache) get(ctx context.Context, lk *lookup) *Entry {
-	if c.memoryUsable() {
+	var held *Entry
+	if c.memoryUsable(lk) {
 		if e, ok := c.mem.GetIfPresent(lk.key); ok {
 			if c.marks.valid(e.seq, lk.deps) {
-				return e
+				held = e
+			} else {
+				c.mem.Invalidate(lk.key)
 			}
-			c.mem.Invalidate(lk.key)
 		}
 	}
-	if c.shared == nil {
-		return nil
+	// A stale copy in memory may have been revalidated by another replica:
+	// Redis is asked before this replica revalidates it, but not while its
+	// own revalidation runs (which asks Redis itself), so that the readers
+	// served stale meanwhile do not each ask.
+	if c.shared == nil || (held != nil && c.now().Before(held.Fresh)) {
+		return held
+	}
+	if _, running := c.revalidating.Load(lk.key); running && held != nil {
+		return held
 	}
 	seq := c.marks.current()
 	e := c.sharedGet(ctx, lk)
-	if e != nil && c.memoryUsable() {
-		local := *e
-		local.seq = seq
-		c.mem.Set(lk.key, &local)
+	if e == nil || (held != nil && !newer(e, held)) {
+		return held
 	}
+	c.keep(lk, e, seq)
 	return e
 }
 
@@ -136,21 +149,29 @@ func (c *Cache) sharedLookup(ctx context.Context, lk *lookup, lock string) (*Ent
 func sharedKey(key string) string { return "e:" + key }
 func lockKey(key string) string   { return "l:" + key }
 
-// revalidateLater starts the background revalidation of lk's stale entry,
-// unless one runs already or too many do (false: the request revalidates
-// it itself).
+// revalidateLater starts the background revalidation of lk's stale entry
+// and reports true (the stale entry is the answer), or, when one runs
+// already for the key, reports true alone; false when too many run (the
+// request revalidates it itself). However many requests read the stale
+// entry meanwhile, the key has one revalidation and holds one token.
 func (rd *reader) revalidateLater(r *http.Request, c *call.Call, lk *lookup) bool {
 	cache := rd.rs.cache
+	if _, running := cache.revalidating.LoadOrStore(lk.key, struct{}{}); running {
+		return true
+	}
 	select {
 	case cache.revalidations <- struct{}{}:
 	default:
+		cache.revalidating.Delete(lk.key)
 		return false
 	}
 	fr := detach(r, c)
 	go func() {
-		defer func() { <-cache.revalidations }()
-		ch := cache.flights.DoChan(lk.key, func() (any, error) { return rd.flight(fr, lk) })
-		<-ch
+		defer func() {
+			cache.revalidating.Delete(lk.key)
+			<-cache.revalidations
+		}()
+		_, _ = rd.join(context.Background(), func() *http.Request { return fr }, lk, &call.From(fr.Context()).Upstream.Timing)
 	}()
 	return true
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/gorilla/mux"
 
@@ -21,18 +22,33 @@ type Routes struct {
 	// related says, per upstream, whether one of its routes is cached: a
 	// write elsewhere invalidates nothing and is not wrapped.
 	related map[string]bool
+	// fingerprints are the cached routes', held until Release.
+	fingerprints []string
+	release      sync.Once
 }
 
 // Routes returns what wraps the handlers of a build of plan, whose
-// answers w renders.
+// answers w renders. The build holds its cached routes' answers until
+// Release.
 func (c *Cache) Routes(plan *Plan, w *call.Writer) *Routes {
 	rs := &Routes{cache: c, plan: plan, writer: w, related: map[string]bool{}}
 	for _, rp := range plan.Routes() {
 		if rp.Cached {
 			rs.related[rp.Route.Spec.Upstream] = true
+			rs.fingerprints = append(rs.fingerprints, rp.Fingerprint)
 		}
 	}
+	c.live.hold(rs.fingerprints)
 	return rs
+}
+
+// Release says the build no longer serves new requests (a reload replaced
+// it, or it failed): the answers of its routes that no other build serves
+// (a route whose configuration the reload changed) are dropped from memory
+// at once, and the requests still running on it store none. Safe to call
+// more than once.
+func (rs *Routes) Release() {
+	rs.release.Do(func() { rs.cache.retire(rs.cache.live.release(rs.fingerprints)) })
 }
 
 // Wrap returns h, the handler of rt's method, with the cache in front of

@@ -208,8 +208,8 @@ func serializationError(err error) error {
 	return envelope.Wrap(envelope.SerializationFailed, err, "the answer could not be serialised")
 }
 
-// Error writes the error envelope of err. Its system message always goes to
-// the local log (error level for 5xx, warn for 503, info otherwise), whether
+// Error writes the error envelope of err, with the headers of a
+// HeadedError in its chain. Its system message always goes to the local log (error level for 5xx, warn for 503, info otherwise), whether
 // or not errors.exposeSystemMessages sends it to the client.
 func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err error) {
 	total := w.elapsed(c)
@@ -237,6 +237,11 @@ func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err err
 	w.cfg.Logger.Log(r.Context(), level, "request answered with an error", "code", rd.Code.ID, "status", rd.Status,
 		"trace_id", c.TraceID, "system_message", rd.SystemMessage)
 	h := rw.Header()
+	if he, ok := errors.AsType[*HeadedError](err); ok {
+		for name, values := range he.Header {
+			h[name] = values
+		}
+	}
 	if rd.RetryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(rd.RetryAfter))
 	}

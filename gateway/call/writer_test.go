@@ -189,3 +189,18 @@ func TestAnswerHeaders(t *testing.T) {
 		})
 	}
 }
+
+func TestErrorWithHeaders(t *testing.T) {
+	t.Parallel()
+	w := NewWriter(WriterConfig{Catalog: envelope.NewCatalog()})
+	rec := httptest.NewRecorder()
+	err := &HeadedError{Err: envelope.New(envelope.URLInvalid), Header: http.Header{"Cache-Status": {"restgate; hit; ttl=9"}, "Age": {"1"}}}
+	w.Error(rec, httptest.NewRequest("GET", "/v1/nothing", nil), &Call{Start: time.Now(), Identity: Identity{UserID: "u1"}}, err)
+	assert.Equal(t, 404, rec.Code, "the wrapped error's status")
+	assert.Equal(t, "restgate; hit; ttl=9", rec.Header().Get("Cache-Status"))
+	assert.Equal(t, "1", rec.Header().Get("Age"))
+	var env map[string]any
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &env))
+	assert.Equal(t, "u1", env["userId"], "the envelope is the request's own")
+	assert.Equal(t, "URL_INVALID", env["responseCode"].(map[string]any)["id"])
+}

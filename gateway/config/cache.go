@@ -10,9 +10,10 @@ import (
 )
 
 // RouteCache turns the response cache on for a route's GET (and HEAD)
-// answers (docs/guides/caching.md). Every key left unset takes the value of
-// the route's upstream (upstreams.<name>.cache); ttl must be set on one of
-// the two. A change reloads and drops the route's cached answers.
+// answers (docs/guides/caching.md). Every key left unset but clientMaxAge
+// and notFoundTTL, which are the route's own, takes the value of the
+// route's upstream (upstreams.<name>.cache); ttl must be set on one of the
+// two. A change reloads and drops the route's cached answers.
 type RouteCache struct {
 	// TTL is how long an answer stays fresh; the backend may say less
 	// (upstreams.<name>.cache.backendHeaders). Default: the upstream's.
@@ -38,6 +39,13 @@ type RouteCache struct {
 	// freshness. Default 0: private, no-cache (clients keep it but
 	// revalidate with If-None-Match, which a hit answers 304).
 	ClientMaxAge time.Duration `yaml:"clientMaxAge"`
+	// NotFoundTTL keeps the backend's 404 this long, so that a client
+	// asking again and again for what does not exist costs one backend
+	// call per notFoundTTL; a write invalidates it as it does an answer.
+	// At most the route's ttl; keep it short, since what is missing may be
+	// created by something other than the gateway. Default 0: a 404 is
+	// never kept.
+	NotFoundTTL time.Duration `yaml:"notFoundTTL"`
 }
 
 // Cache bounds the response cache's storage, shared by every cached route
@@ -116,6 +124,13 @@ func validateCache(p *problems, c *Config) {
 		if r.Cache.ClientMaxAge < 0 {
 			p.add(path+".clientMaxAge", "must not be negative")
 		}
+		pol, _ := r.Policy(c.Upstreams[r.Upstream].Cache)
+		switch {
+		case r.Cache.NotFoundTTL < 0:
+			p.add(path+".notFoundTTL", "must not be negative")
+		case pol.TTL > 0 && r.Cache.NotFoundTTL > pol.TTL:
+			p.add(path+".notFoundTTL", "must not be longer than the ttl (%s)", pol.TTL)
+		}
 		methods := r.Methods
 		if len(methods) == 0 {
 			methods = []string{http.MethodGet}
@@ -123,7 +138,7 @@ func validateCache(p *problems, c *Config) {
 		if !slices.Contains(methods, http.MethodGet) {
 			p.add(path, "only GET answers are cached, and the route does not serve GET")
 		}
-		if pol, _ := r.Policy(c.Upstreams[r.Upstream].Cache); pol.TTL <= 0 {
+		if pol.TTL <= 0 {
 			p.add(path+".ttl", "required here or in upstreams.%s.cache.ttl", r.Upstream)
 		}
 	}

@@ -145,17 +145,7 @@ func TestValidateCallLogSinksAndQueue(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
-			cfg, err := Parse([]byte("versions: [v1]\nlog: "+tt.log+"\n"), env(nil))
-			require.NoError(t, err)
-			err = Validate(cfg)
-			if len(tt.wants) == 0 {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			for _, w := range tt.wants {
-				assert.Contains(t, err.Error(), w)
-			}
+			assertProblems(t, "versions: [v1]\nlog: "+tt.log+"\n", tt.wants)
 		})
 	}
 	cfg, err := Parse([]byte("server: {dataDir: /var/lib/gw}\nlog: {sink: loki}\n"), env(nil))
@@ -269,4 +259,21 @@ func TestRateLimitBurstDefault(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, cfg.Auth.RateLimit.Burst, "a slow rate still allows one request")
 	require.NoError(t, Validate(cfg))
+}
+
+// assertProblems checks that yaml parses and is valid when wants is empty,
+// and otherwise that validating it reports each of wants.
+func assertProblems(t *testing.T, yaml string, wants []string) {
+	t.Helper()
+	cfg, err := Parse([]byte(yaml), env(nil))
+	require.NoError(t, err)
+	err = Validate(cfg)
+	if len(wants) == 0 {
+		require.NoError(t, err)
+		return
+	}
+	require.Error(t, err)
+	for _, w := range wants {
+		assert.Contains(t, err.Error(), w)
+	}
 }

@@ -47,15 +47,22 @@ func AccessControl() []Header {
 	}
 }
 
-// WarningField is the name of the header a stale cached answer carries.
-const WarningField = "Warning"
+// Names of the response cache's headers that answers other than the
+// success refer to.
+const (
+	// WarningField is the header a stale cached answer carries.
+	WarningField = "Warning"
+	// CacheStatusField and AgeField are also on a kept 404.
+	CacheStatusField = "Cache-Status"
+	AgeField         = "Age"
+)
 
 // CacheFields are the headers the response cache adds to the answers of a
 // cached route's GET (docs/guides/caching.md).
 func CacheFields() []Header {
 	return []Header{
-		{Name: "Cache-Status", Description: `RFC 9211: restgate; hit; ttl=N, or restgate; fwd=miss|stale; fwd-status=N; stored; collapsed; detail="..."`},
-		{Name: "Age", Schema: Int32().WithMin(0), Description: "seconds since the backend gave or confirmed the answer"},
+		{Name: CacheStatusField, Description: `RFC 9211: restgate; hit; ttl=N, or restgate; fwd=miss|stale; fwd-status=N; stored; collapsed; detail="..."`},
+		{Name: AgeField, Schema: Int32().WithMin(0), Description: "seconds since the backend gave or confirmed the answer"},
 		{Name: "ETag", Description: "a weak validator of the result (not of timeStamp, totalTime or userId); send it in If-None-Match"},
 		{Name: "Cache-Control", Description: "private, no-cache; private, max-age=N; or no-store"},
 		{Name: WarningField, Description: `111 - "Revalidation Failed": a stale answer, served because the backend failed`},

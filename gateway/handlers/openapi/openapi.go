@@ -205,7 +205,7 @@ func (b *builder) operation(rt *routes.Route, method string, o *routes.VersionOp
 	}
 	b.fillResponses(out.Responses, rt, method, op, rec)
 	if rt.Spec.Cache != nil && method == http.MethodGet {
-		b.notModified(out.Responses, op.Headers)
+		b.cacheAnswers(out.Responses, rt, op.Headers)
 	}
 	return out
 }

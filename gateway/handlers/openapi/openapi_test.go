@@ -51,7 +51,8 @@ func testTableWith(t testing.TB, edit func(*config.Config)) *routes.Table {
 				Versions: map[string]config.RouteVersion{"v1": {Fields: []string{"Id", "LastName"}}, "v2": {}}},
 			{Path: "/{version}/contacts/{contactId}", Kind: config.KindProxy, Upstream: "data", Model: "Contact",
 				Methods: []string{"GET", "PATCH", "DELETE"}, UpstreamPath: "/sobjects/Contact/{contactId}",
-				Versions: map[string]config.RouteVersion{"v2": {}}},
+				Versions: map[string]config.RouteVersion{"v2": {}},
+				Cache:    &config.RouteCache{TTL: time.Minute, NotFoundTTL: 10 * time.Second}},
 		},
 	}
 	if edit != nil {
