@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/assert"
@@ -119,17 +118,12 @@ func TestErrorStatusesHaveResponsesOfTheirOwn(t *testing.T) {
 }
 
 // TestCacheAndQuotaFieldsAreDeclared: a cached route's GET (and so its
-// HEAD) declares the cache's headers and the 304 to If-None-Match; with a
-// rate limit or quotas every success declares the RateLimit fields.
+// HEAD) declares the cache's headers, the 304 to If-None-Match and, when
+// it keeps the backend's 404s, theirs; with a rate limit or quotas every
+// success declares the RateLimit fields.
 func TestCacheAndQuotaFieldsAreDeclared(t *testing.T) {
 	t.Parallel()
-	table := testTableWith(t, func(cfg *config.Config) {
-		cfg.Routes[3].Cache = &config.RouteCache{TTL: time.Minute}
-	})
-	b, err := json.Marshal(openapi.Document(table, registry(), openapi.Settings{AuthMode: config.AuthJWT, RateLimited: true}, "v2"))
-	require.NoError(t, err)
-	doc, err := openapi3.NewLoader().LoadFromData(b)
-	require.NoError(t, err)
+	doc, _ := loaded(t, registry(), openapi.Settings{AuthMode: config.AuthJWT, RateLimited: true}, "v2")
 	require.NoError(t, doc.Validate(context.Background()))
 	names := func(h openapi3.Headers) []string { return slices.Sorted(maps.Keys(h)) }
 
@@ -142,6 +136,8 @@ func TestCacheAndQuotaFieldsAreDeclared(t *testing.T) {
 		assert.Equal(t, []string{"Age", "Cache-Control", "Cache-Status", "ETag", "RateLimit", "RateLimit-Policy"},
 			names(notModified.Value.Headers))
 		assert.Empty(t, notModified.Value.Content)
+		assert.Equal(t, []string{"Age", "Cache-Status"}, names(op.Responses.Status(http.StatusNotFound).Value.Headers),
+			"cache.notFoundTTL keeps the backend's 404s")
 	}
 	assert.Equal(t, []string{"RateLimit", "RateLimit-Policy"}, names(item.Patch.Responses.Status(http.StatusOK).Value.Headers),
 		"a write is not cached")
@@ -155,21 +151,22 @@ func TestCacheAndQuotaFieldsAreDeclared(t *testing.T) {
 // to; two operations share the one declaration.
 func TestResponseHeadersDeclaredOnce(t *testing.T) {
 	t.Parallel()
-	etag := contract.Header{Name: "ETag", Description: "the answer's version", Schema: openapi3.NewStringSchema()}
+	version := contract.Header{Name: "X-Answer-Version", Description: "the answer's version", Schema: openapi3.NewStringSchema()}
 	reg := registry()
 	reg[config.KindProxy] = func(*routes.Route, string) contract.Operation {
-		return contract.Operation{Result: contract.Record, Headers: []contract.Header{etag}, Description: "d"}
+		return contract.Operation{Result: contract.Record, Headers: []contract.Header{version}, Description: "d"}
 	}
 	_, raw := loaded(t, reg, openapi.Settings{}, "v2")
 	paths := raw["paths"].(map[string]any)
 	for _, p := range []string{"/v2/contacts", "/v2/contacts/{contactId}"} {
 		ok := paths[p].(map[string]any)["get"].(map[string]any)["responses"].(map[string]any)["200"].(map[string]any)
-		assert.Equal(t, map[string]any{"ETag": map[string]any{"$ref": "#/components/headers/ETag"}}, ok["headers"], p)
+		assert.Equal(t, map[string]any{"$ref": "#/components/headers/X-Answer-Version"},
+			ok["headers"].(map[string]any)["X-Answer-Version"], p)
 		head := paths[p].(map[string]any)["head"].(map[string]any)["responses"].(map[string]any)["200"].(map[string]any)
 		assert.Equal(t, ok["headers"], head["headers"], "%s: HEAD carries GET's headers", p)
 	}
 	assert.Equal(t, map[string]any{"description": "the answer's version", "schema": map[string]any{"type": "string"}},
-		raw["components"].(map[string]any)["headers"].(map[string]any)["ETag"])
+		raw["components"].(map[string]any)["headers"].(map[string]any)["X-Answer-Version"])
 }
 
 // TestRecordsAreNamedComponents: no object with properties is declared

@@ -32,12 +32,6 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 func testTable(t testing.TB) *routes.Table {
 	t.Helper()
-	return testTableWith(t, nil)
-}
-
-// testTableWith is testTable with edit applied to its configuration.
-func testTableWith(t testing.TB, edit func(*config.Config)) *routes.Table {
-	t.Helper()
 	cfg := &config.Config{
 		Versions: []string{"v1", "v2"},
 		Models: map[string]config.Model{"Contact": {Fields: []string{"Id", "FirstName", "LastName", "Email"},
@@ -54,9 +48,6 @@ func testTableWith(t testing.TB, edit func(*config.Config)) *routes.Table {
 				Versions: map[string]config.RouteVersion{"v2": {}},
 				Cache:    &config.RouteCache{TTL: time.Minute, NotFoundTTL: 10 * time.Second}},
 		},
-	}
-	if edit != nil {
-		edit(cfg)
 	}
 	config.Defaults(cfg)
 	table, err := routes.Build(cfg)
