@@ -22,7 +22,8 @@ import (
 // cacheConfig is the cache scenario's gateway: the shipped config's data
 // upstream and its cache settings (the org's uncacheable marks ignored,
 // shared, staleWhileRevalidate 1m, staleIfError 10m), the shipped cache
-// bounds and Redis timeout (unless -redis-timeout says otherwise), the describe route cached for CACHE_TTL (the
+// bounds and Redis timeouts (unless -redis-timeout and -cache-redis-timeout
+// say otherwise), the describe route cached for CACHE_TTL (the
 // shipped 15m is longer than a run), and two more routes to the same
 // describe: one keyed on X-Loadtest-Key, which the harness sets anew on
 // every request, so that each is a miss (fetched, rendered, stored), with
@@ -44,6 +45,8 @@ cluster:
   redis:
     url: "${GATEWAY_REDIS_URL:-}"
     timeout: ${GATEWAY_REDIS_TIMEOUT:-10ms}
+cache:
+  redisTimeout: ${CACHE_REDIS_TIMEOUT:-100ms}
 log:
   collectorURL: ${GATEWAY_LOG_COLLECTOR_URL:-}
   format: text
@@ -166,7 +169,7 @@ func measureCache(ctx context.Context, o options, log io.Writer) (*report, error
 		return nil, err
 	}
 	env := []string{"DATA_URL=" + cr.backend.url, "CACHE_TTL=" + o.cacheTTL.String(), "GATEWAY_LOG_COLLECTOR_URL=" + lines.url,
-		"GATEWAY_REDIS_TIMEOUT=" + o.redisTimeout.String()}
+		"GATEWAY_REDIS_TIMEOUT=" + o.redisTimeout.String(), "CACHE_REDIS_TIMEOUT=" + o.cacheRedis.String()}
 	if o.cacheReplicas > 1 {
 		rdir := filepath.Join(dir, "redis")
 		if err := os.MkdirAll(rdir, 0o700); err != nil {

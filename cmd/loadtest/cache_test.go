@@ -17,10 +17,10 @@ import (
 // hits, misses and the uncached route side by side, and the backend's
 // calls of the hit key: never more than one within a ttl.
 func TestSmokeRunCache(t *testing.T) {
-	// a Redis timeout a loaded CI machine keeps within, so that the
+	// a cache Redis timeout a loaded CI machine keeps within, so that the
 	// replicas never fall back to calling the backend alone
 	rep := smokeRun(t, "starts three gateways, a backend and redis-server, and builds the gateway", true,
-		"-smoke", "-json", "-cache", "-cache-ttl", "500ms", "-describe-latency", "20ms", "-redis-timeout", "1s")
+		"-smoke", "-json", "-cache", "-cache-ttl", "500ms", "-describe-latency", "20ms", "-cache-redis-timeout", "1s")
 	require.NotNil(t, rep.Cache)
 	require.Len(t, rep.Targets, 3)
 	for i, name := range []string{"hit", "miss", "uncached"} {
@@ -50,7 +50,7 @@ func TestCacheFlagsRefuseOtherScenarios(t *testing.T) {
 	for _, args := range [][]string{
 		{"-cache", "-tls"}, {"-cache", "-records", "20"}, {"-cache", "-cluster"},
 		{"-cache", "-cache-replicas", "0"}, {"-cache", "-cache-replicas", "9"}, {"-cache", "-cache-clients", "2"},
-		{"-cache", "-cache-ttl", "0s"}, {"-cache", "-describe-fields", "0"}, {"-cache", "-redis-timeout", "0s"},
+		{"-cache", "-cache-ttl", "0s"}, {"-cache", "-describe-fields", "0"}, {"-cache", "-redis-timeout", "0s"}, {"-cache", "-cache-redis-timeout", "0s"},
 	} {
 		var out, log bytes.Buffer
 		assert.Equal(t, 2, run(context.Background(), args, &out, &log), "%v", args)

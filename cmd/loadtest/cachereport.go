@@ -24,6 +24,7 @@ type cacheReport struct {
 	Clients        int    `json:"clients"`
 	TTL            string `json:"ttl"`
 	RedisTimeout   string `json:"redisTimeout"`
+	CacheRedis     string `json:"cacheRedisTimeout"`
 	BackendLatency string `json:"backendLatency"`
 	DescribeFields int    `json:"describeFields"`
 	// DescribeBytes is the backend's answer; AnswerBytes the gateway's.
@@ -66,7 +67,7 @@ type keyCalls struct {
 }
 
 func newCacheReport(o options, targets []*cacheTarget, calls map[string][]int64, m cacheMetrics, answer int) *cacheReport {
-	c := &cacheReport{Replicas: o.cacheReplicas, Clients: o.cacheClients, TTL: o.cacheTTL.String(), RedisTimeout: o.redisTimeout.String(),
+	c := &cacheReport{Replicas: o.cacheReplicas, Clients: o.cacheClients, TTL: o.cacheTTL.String(), RedisTimeout: o.redisTimeout.String(), CacheRedis: o.cacheRedis.String(),
 		BackendLatency: o.describeLatency.String(), DescribeFields: o.describeFields,
 		DescribeBytes: len(describeBody(targets[0].typ, o.describeFields)), AnswerBytes: answer, Metrics: m}
 	byName := map[string]targetReport{}
@@ -170,7 +171,7 @@ func scrapeCache(replicas []*child) (cacheMetrics, error) {
 func (c *cacheReport) writeTable(w io.Writer, targets []targetReport) {
 	store := "the memory store"
 	if c.Replicas > 1 {
-		store = "sharing a redis-server (timeout " + c.RedisTimeout + ")"
+		store = "sharing a redis-server (timeouts: the store's " + c.RedisTimeout + ", the cache's " + c.CacheRedis + ")"
 	}
 	fmt.Fprintf(w, "\nthe response cache: %d replicas %s, %d clients, one describe of %d fields (%d bytes from the backend after %s, %d bytes answered), ttl %s\n",
 		c.Replicas, store, c.Clients, c.DescribeFields, c.DescribeBytes, c.BackendLatency, c.AnswerBytes, c.TTL)

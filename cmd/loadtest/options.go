@@ -63,6 +63,7 @@ type options struct {
 	describeLatency time.Duration
 	describeFields  int
 	redisTimeout    time.Duration
+	cacheRedis      time.Duration
 	// load is the machine's load average at the start and the end of the
 	// run, filled by the run.
 	load [2]float64
@@ -105,6 +106,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.DurationVar(&o.describeLatency, "describe-latency", 200*time.Millisecond, "with -cache: how long the backend takes to answer a describe (a 304 too)")
 	fs.IntVar(&o.describeFields, "describe-fields", 120, "with -cache: the fields of the describe (120: about 180 KB)")
 	fs.DurationVar(&o.redisTimeout, "redis-timeout", 10*time.Millisecond, "with -cache: the replicas' cluster.redis.timeout (10ms: the shipped one)")
+	fs.DurationVar(&o.cacheRedis, "cache-redis-timeout", 100*time.Millisecond, "with -cache: the replicas' cache.redisTimeout (100ms: the shipped one)")
 }
 
 // Bounds of the sweeps.
@@ -171,6 +173,8 @@ func (o *options) checkCache() error {
 		return fmt.Errorf("-cache-clients must be from -cache-replicas to %d", maxConns)
 	case o.cacheTTL <= 0 || o.describeLatency < 0 || o.describeLatency > time.Minute:
 		return errors.New("-cache-ttl must be positive and -describe-latency from 0 to 1m")
+	case o.cacheRedis <= 0 || o.cacheRedis > 5*time.Second:
+		return errors.New("-cache-redis-timeout must be above 0 and at most 5s")
 	case o.redisTimeout <= 0 || o.redisTimeout > 5*time.Second:
 		return errors.New("-redis-timeout must be above 0 and at most 5s")
 	case o.describeFields < 1 || o.describeFields > maxRecords:

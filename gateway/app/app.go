@@ -105,7 +105,11 @@ func (sh *Shared) responseCache(cfg *config.Config, now func() time.Time) (*cach
 		CoalesceWait: o.CoalesceWait, MaxRevalidations: o.MaxRevalidations, Recorder: sh.CacheRecorder,
 		Logger: sh.Logger, Now: now}
 	if sh.Cluster != nil && sh.Cluster.Shared() {
-		opts.Shared = sh.Cluster.CacheTier()
+		tier, err := sh.Cluster.CacheTier(o.RedisTimeout)
+		if err != nil {
+			return nil, err
+		}
+		opts.Shared = tier
 	}
 	c, err := cache.New(opts)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -25,10 +26,14 @@ const markLife = 25 * time.Hour
 // being fetched, the invalidation marks and their sequence in one hash slot
 // ({m}, so that one script bumps them in Redis Cluster too), and a pub/sub
 // channel that tells every replica which marks were bumped. Every call
-// goes through the store's guard: bounded by cluster.redis.timeout,
-// counted, and not made while Redis is down.
+// goes through a guard of the tier's own: bounded by cache.redisTimeout,
+// counted, and not made while Redis is down for the cache. The tier has
+// its own connections too, so that a Redis slow for one of the rate
+// limit's 10 ms decisions still serves the cache's lookups, which save a
+// backend call, and the other way round.
 type CacheTier struct {
-	s       *Store
+	client  redis.UniversalClient
+	guard   *guard
 	prefix  string
 	channel string
 	// id starts this replica's notes, so that it does not apply its own.
@@ -51,15 +56,35 @@ redis.call('PUBLISH', ARGV[3], ARGV[2])
 return v
 `
 
-// CacheTier returns the response cache's Redis tier; nil with the memory
-// store.
-func (s *Store) CacheTier() *CacheTier {
+// CacheTier returns the response cache's Redis tier, whose calls wait on
+// Redis at most timeout (cache.redisTimeout); nil with the memory store.
+// The tier is made at the first call, with its own connections, and closed
+// with the store.
+func (s *Store) CacheTier(timeout time.Duration) (*CacheTier, error) {
 	if s.client == nil {
-		return nil
+		return nil, nil
 	}
-	t := &CacheTier{s: s, prefix: s.prefix + "cache:", channel: s.prefix + "cache:notes", bump: redis.NewScript(bumpSource)}
-	_, _ = rand.Read(t.id[:])
-	return t
+	var err error
+	s.cacheOnce.Do(func() {
+		r := s.redis
+		r.Timeout = timeout
+		var client redis.UniversalClient
+		if client, err = newClient(r); err != nil {
+			return
+		}
+		t := &CacheTier{client: client, prefix: s.prefix + "cache:", channel: s.prefix + "cache:notes",
+			bump: redis.NewScript(bumpSource)}
+		t.guard = newGuardOf(guardOf{name: "cluster-store-cache", timeout: timeout, threshold: r.FailureThreshold,
+			retry: r.RetryInterval, rec: s.rec, logger: s.logger, state: func(int) {},
+			down: "shared store down for the response cache: each replica keeps its answers to itself",
+			back: "shared store back for the response cache: answers are shared again"})
+		_, _ = rand.Read(t.id[:])
+		s.cache = t
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster.redis: %w", err)
+	}
+	return s.cache, nil
 }
 
 func (t *CacheTier) markKey(m uint64) string {
@@ -74,13 +99,13 @@ func (t *CacheTier) Lookup(ctx context.Context, key, lock string, marks []uint64
 	var value []byte
 	var newest int64
 	var locked bool
-	err := t.s.guard.run(ctx, OpCache, func(ctx context.Context) error {
+	err := t.guard.run(ctx, OpCache, func(ctx context.Context) error {
 		keys := make([]string, 0, len(marks)+1)
 		keys = append(keys, t.floorKey())
 		for _, m := range marks {
 			keys = append(keys, t.markKey(m))
 		}
-		pipe := t.s.client.Pipeline()
+		pipe := t.client.Pipeline()
 		get := pipe.Get(ctx, t.prefix+key)
 		var exists *redis.IntCmd
 		if lock != "" {
@@ -111,15 +136,15 @@ func (t *CacheTier) Lookup(ctx context.Context, key, lock string, marks []uint64
 		return nil
 	})
 	if err != nil {
-		t.s.guard.rec.ClusterStoreFallback(OpCache)
+		t.guard.rec.ClusterStoreFallback(OpCache)
 	}
 	return value, newest, locked, err
 }
 
 // Store implements gateway/cache's Shared.
 func (t *CacheTier) Store(ctx context.Context, key string, value []byte, ttl time.Duration) error {
-	return t.s.guard.run(ctx, OpCache, func(ctx context.Context) error {
-		return t.s.client.Set(ctx, t.prefix+key, value, max(ttl, time.Millisecond)).Err()
+	return t.guard.run(ctx, OpCache, func(ctx context.Context) error {
+		return t.client.Set(ctx, t.prefix+key, value, max(ttl, time.Millisecond)).Err()
 	})
 }
 
@@ -127,8 +152,8 @@ func (t *CacheTier) Store(ctx context.Context, key string, value []byte, ttl tim
 func (t *CacheTier) Lock(ctx context.Context, lock string, ttl time.Duration) (bool, int64, error) {
 	var taken bool
 	var seq int64
-	err := t.s.guard.run(ctx, OpCache, func(ctx context.Context) error {
-		pipe := t.s.client.Pipeline()
+	err := t.guard.run(ctx, OpCache, func(ctx context.Context) error {
+		pipe := t.client.Pipeline()
 		set := pipe.SetArgs(ctx, t.prefix+lock, "1", redis.SetArgs{Mode: "NX", TTL: ttl})
 		get := pipe.Get(ctx, t.seqKey())
 		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
@@ -145,8 +170,8 @@ func (t *CacheTier) Lock(ctx context.Context, lock string, ttl time.Duration) (b
 
 // Unlock implements gateway/cache's Shared.
 func (t *CacheTier) Unlock(ctx context.Context, lock string) {
-	_ = t.s.guard.run(ctx, OpCache, func(ctx context.Context) error {
-		return t.s.client.Del(ctx, t.prefix+lock).Err()
+	_ = t.guard.run(ctx, OpCache, func(ctx context.Context) error {
+		return t.client.Del(ctx, t.prefix+lock).Err()
 	})
 }
 
@@ -160,8 +185,8 @@ func (t *CacheTier) Bump(ctx context.Context, marks []uint64) error {
 		keys = append(keys, t.markKey(m))
 		note = binary.BigEndian.AppendUint64(note, m)
 	}
-	return t.s.guard.run(ctx, OpCache, func(ctx context.Context) error {
-		return t.bump.Run(ctx, t.s.client, keys, markLife.Milliseconds(), note, t.channel, t.floorKey()).Err()
+	return t.guard.run(ctx, OpCache, func(ctx context.Context) error {
+		return t.bump.Run(ctx, t.client, keys, markLife.Milliseconds(), note, t.channel, t.floorKey()).Err()
 	})
 }
 
@@ -174,7 +199,7 @@ const listenTimeout = time.Second
 // After each (re)subscription it calls heard(nil): notes sent while it was
 // not listening are lost, so every answer this replica holds is dropped.
 func (t *CacheTier) Listen(ctx context.Context, heard func(marks []uint64)) {
-	ps := t.s.client.Subscribe(ctx, t.channel)
+	ps := t.client.Subscribe(ctx, t.channel)
 	defer func() { _ = ps.Close() }()
 	pinged := false
 	for ctx.Err() == nil {
@@ -223,7 +248,7 @@ func decodeMarks(b []byte) []uint64 {
 // Up implements gateway/cache's Shared: the channel is heard and Redis is
 // not known to be down.
 func (t *CacheTier) Up() bool {
-	return t.subscribed.Load() && t.s.guard.cb.State() != gobreaker.StateOpen
+	return t.subscribed.Load() && t.guard.cb.State() != gobreaker.StateOpen
 }
 
 func sleep(ctx context.Context, d time.Duration) {

@@ -25,23 +25,43 @@ type guard struct {
 }
 
 func newGuard(timeout time.Duration, threshold int, retry time.Duration, rec Recorder, logger *slog.Logger) *guard {
-	g := &guard{timeout: timeout, rec: rec, logger: logger}
+	return newGuardOf(guardOf{name: "cluster-store", timeout: timeout, threshold: threshold, retry: retry, rec: rec,
+		logger: logger, state: rec.ClusterStoreState,
+		down: "shared store down: rate limits and duplicates are decided by each replica alone",
+		back: "shared store back: rate limits and duplicates are shared again"})
+}
+
+// guardOf is what a guard is made of: its breaker's name, timeout and trip
+// settings, the metrics, the log, and what a state change tells (state
+// reports it; down and back are the warning and the notice).
+type guardOf struct {
+	name       string
+	timeout    time.Duration
+	threshold  int
+	retry      time.Duration
+	rec        Recorder
+	logger     *slog.Logger
+	state      func(int)
+	down, back string
+}
+
+func newGuardOf(o guardOf) *guard {
+	g := &guard{timeout: o.timeout, rec: o.rec, logger: o.logger}
 	g.cb = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
-		Name:        "cluster-store",
+		Name:        o.name,
 		MaxRequests: 1,
-		Timeout:     retry,
-		Interval:    retry,
-		ReadyToTrip: readyToTrip(threshold),
+		Timeout:     o.retry,
+		Interval:    o.retry,
+		ReadyToTrip: readyToTrip(o.threshold),
 		OnStateChange: func(_ string, from, to gobreaker.State) {
-			rec.ClusterStoreState(stateOf(to))
+			o.state(stateOf(to))
 			switch to {
 			case gobreaker.StateOpen:
 				if from == gobreaker.StateClosed {
-					logger.Warn("shared store down: rate limits and duplicates are decided by each replica alone",
-						"retry_in", retry.String())
+					o.logger.Warn(o.down, "retry_in", o.retry.String())
 				}
 			case gobreaker.StateClosed:
-				logger.Info("shared store back: rate limits and duplicates are shared again")
+				o.logger.Info(o.back)
 			}
 		},
 	})

@@ -17,8 +17,10 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -67,6 +69,13 @@ type Store struct {
 	prefix     string
 	failClosed bool
 	guard      *guard
+	// redis, rec and logger make the response cache's tier (CacheTier),
+	// made once and closed with the store.
+	redis     config.Redis
+	rec       Recorder
+	logger    *slog.Logger
+	cacheOnce sync.Once
+	cache     *CacheTier
 	// gcra runs gcraSource by its SHA-1 (EVALSHA), loading it when Redis
 	// does not know it (after a restart); the others likewise.
 	gcra          *redis.Script
@@ -96,6 +105,9 @@ func Open(cfg config.Cluster, rec Recorder, logger *slog.Logger) (*Store, error)
 		prefix:     r.KeyPrefix,
 		failClosed: cfg.FailClosed,
 		guard:      newGuard(r.Timeout, r.FailureThreshold, r.RetryInterval, rec, logger),
+		redis:      r,
+		rec:        rec,
+		logger:     logger,
 		gcra:       redis.NewScript(gcraSource),
 
 		loadAllowance: redis.NewScript(loadAllowanceSource),
@@ -113,7 +125,12 @@ func (s *Store) Close() error {
 	if s.client == nil {
 		return nil
 	}
-	return s.client.Close()
+	err := s.client.Close()
+	s.cacheOnce.Do(func() {}) // a tier is made before Close or never
+	if s.cache != nil {
+		err = errors.Join(err, s.cache.client.Close())
+	}
+	return err
 }
 
 // debugLogger is go-redis's logger on slog, at debug level.

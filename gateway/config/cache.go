@@ -69,6 +69,14 @@ type Cache struct {
 	// answers in flight (staleWhileRevalidate); past it a stale answer is
 	// revalidated by the request itself. Default 16.
 	MaxRevalidations int `yaml:"maxRevalidations"`
+	// RedisTimeout bounds each of the cache's calls to Redis with
+	// cluster.store redis (a lookup, a store, a lock, an invalidation);
+	// past it the replica goes on alone, as with Redis down. A miss costs
+	// a backend call, far longer than this, so it is longer than the rate
+	// limit's cluster.redis.timeout, and the cache's calls have their own
+	// connections and failure count: a Redis too slow for one does not
+	// turn the other off. Default 100ms.
+	RedisTimeout time.Duration `yaml:"redisTimeout"`
 }
 
 // Policy is a route's effective cache: its own cache keys, each unset one
@@ -104,6 +112,7 @@ func setCacheDefaults(c *Cache) {
 	setInt(&c.MaxEntryBytes, 1<<20)
 	setDur(&c.CoalesceWait, 3*time.Second)
 	setInt(&c.MaxRevalidations, 16)
+	setDur(&c.RedisTimeout, 100*time.Millisecond)
 }
 
 func validateCache(p *problems, c *Config) {
@@ -113,6 +122,9 @@ func validateCache(p *problems, c *Config) {
 	}
 	if s.CoalesceWait <= 0 || s.MaxRevalidations < 1 {
 		p.add("cache", "coalesceWait must be positive and maxRevalidations at least 1")
+	}
+	if s.RedisTimeout < time.Millisecond || s.RedisTimeout > 10*time.Second {
+		p.add("cache.redisTimeout", "must be between 1ms and 10s")
 	}
 	for i, r := range c.Routes {
 		if r.Cache == nil {
