@@ -44,8 +44,12 @@ func current() workflow.Options {
 	return workflow.Options{EngineVersion: v}
 }
 
+// newDoer's connections are its own: with http.DefaultTransport, another
+// test's httptest.Server.Close closes the idle connections of every test,
+// and a request of this one could take one as it is closed.
 func newDoer() basicAuthDoer {
-	return basicAuthDoer{user: testUser, password: testPassword, client: &http.Client{}}
+	return basicAuthDoer{user: testUser, password: testPassword,
+		client: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}}
 }
 
 // expected is the one request a strict fake accepts.
