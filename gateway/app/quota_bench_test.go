@@ -27,13 +27,5 @@ func TestBenchGatewayQuotaCountsAndReads(t *testing.T) {
 // on the whole path, against BenchmarkGatewayAccountsV2 in the same run.
 func BenchmarkGatewayAccountsV2Quota(b *testing.B) {
 	h, _ := benchGatewayOn(b, apptest.QuotaConfig(), "api-usage=18/1000000000", sandboxaccounts.FixedList(), nil)
-	req := httptest.NewRequest(http.MethodGet, "/v2/accounts", nil)
-	b.ReportAllocs()
-	for b.Loop() {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
-			b.Fatalf("status %d: %s", rec.Code, rec.Body)
-		}
-	}
+	benchAccountsV2(b, h)
 }
