@@ -1,8 +1,6 @@
 package app
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"testing"
 
@@ -33,7 +31,7 @@ func TestGatewayRequestAllocations(t *testing.T) {
 		t.Skip("allocation counts differ under the race detector")
 	}
 	h, _ := benchGateway(t, sandboxaccounts.FixedList())
-	req := httptest.NewRequest(http.MethodGet, "/v2/accounts", nil)
+	req := benchRequest(t, "/v2/accounts")
 	w := newDiscardWriter()
 	serve := func() {
 		w.reset()

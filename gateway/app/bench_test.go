@@ -64,7 +64,8 @@ func benchGatewayOn(tb testing.TB, text, usage string, list []byte, tracer trace
 	}))
 	tb.Cleanup(collector.Close)
 
-	env := map[string]string{"ACCOUNTS_URL": backend, "GATEWAY_LOG_COLLECTOR_URL": collector.URL}
+	env := map[string]string{"ACCOUNTS_URL": backend, "GATEWAY_LOG_COLLECTOR_URL": collector.URL,
+		"GATEWAY_JWT_SECRET": apptest.JWTSecret}
 	for i := 0; i+1 < len(extra); i += 2 {
 		env[extra[i]] = extra[i+1]
 	}
@@ -97,11 +98,23 @@ func benchGatewayOn(tb testing.TB, text, usage string, list []byte, tracer trace
 	return gw.Handler, &lines
 }
 
+// benchRequest is GET target with a bearer token of the configuration's
+// secret: a returning caller, as nearly every request is (its token is
+// verified once, then remembered).
+func benchRequest(tb testing.TB, target string) *http.Request {
+	tb.Helper()
+	tokens, err := apptest.Tokens(1, time.Hour, time.Now())
+	require.NoError(tb, err)
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req.Header.Set("Authorization", "Bearer "+tokens[0])
+	return req
+}
+
 func TestBenchGatewayAnswersMappedAccounts(t *testing.T) {
 	t.Parallel()
 	h, lines := benchGateway(t, sandboxaccounts.FixedList())
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v2/accounts", nil))
+	h.ServeHTTP(rec, benchRequest(t, "/v2/accounts"))
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	body := rec.Body.String()
 	assert.True(t, strings.HasPrefix(body, `{"result":[{"id":"001000000000000AAA","name":"Account 0"`), body)
@@ -114,7 +127,8 @@ func TestBenchGatewayAnswersMappedAccounts(t *testing.T) {
 }
 
 // BenchmarkGatewayAccountsV2 is GET /v2/accounts of 20 accounts through the
-// whole chain (trace, observe, recover, URL limit, authentication, router,
+// whole chain (trace, observe, recover, URL limit, authentication of a
+// returning HS256 token, router,
 // handler, shared upstream client over loopback, mapping writer) with
 // metrics and the call log on.
 func BenchmarkGatewayAccountsV2(b *testing.B) {
@@ -126,7 +140,7 @@ func BenchmarkGatewayAccountsV2(b *testing.B) {
 // request and one discarding writer reused (the client side allocates
 // nothing: what the benchmark counts is the gateway's).
 func benchAccountsV2(b *testing.B, h http.Handler) {
-	req := httptest.NewRequest(http.MethodGet, "/v2/accounts", nil)
+	req := benchRequest(b, "/v2/accounts")
 	w := newDiscardWriter()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -177,7 +191,7 @@ func BenchmarkGatewayAccountsV2Page2000(b *testing.B) {
 	list := append([]byte{'['}, bytes.Repeat(append(one[1:len(one)-1:len(one)-1], ','), 100)...)
 	list[len(list)-1] = ']'
 	h, _ := benchGateway(b, list, "GATEWAY_MAX_OUTPUT", "4000000", "GATEWAY_ACCOUNTS_PAGING", "backend")
-	req := httptest.NewRequest(http.MethodGet, "/v2/accounts?limit=2000&offset=0", nil)
+	req := benchRequest(b, "/v2/accounts?limit=2000&offset=0")
 	w := newDiscardWriter()
 	b.ReportAllocs()
 	b.SetBytes(int64(len(list)))

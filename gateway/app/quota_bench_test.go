@@ -16,7 +16,7 @@ func TestBenchGatewayQuotaCountsAndReads(t *testing.T) {
 	t.Parallel()
 	h, _ := benchGatewayOn(t, apptest.QuotaConfig(), "api-usage=18/1000000000", sandboxaccounts.FixedList(), nil)
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v2/accounts", nil))
+	h.ServeHTTP(rec, benchRequest(t, "/v2/accounts"))
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.Equal(t, `"day";q=1000000000000000;w=86400`, rec.Header().Get("RateLimit-Policy"))
 }
