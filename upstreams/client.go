@@ -244,6 +244,9 @@ type call struct {
 	// the call sends its validators.
 	exchange    *CacheExchange
 	conditional bool
+	// out is the first attempt's request when it shares req's context
+	// (outgoing).
+	out http.Request
 }
 
 // bound sets the call's deadline, timeout from its start or the caller's
@@ -292,7 +295,7 @@ func (k *call) send(req *http.Request, noRetry bool) (*http.Response, func(error
 	var last *Error
 	renewed := false
 	for attempt := 1; ; attempt++ {
-		out := k.outgoing(req)
+		out := k.outgoing(req, attempt == 1 && !renewed)
 		if k.conditional {
 			k.exchange.setValidators(out.Header)
 		}
@@ -444,9 +447,19 @@ func drainAndClose(resp *http.Response) {
 // the call's context, with a header map of its own that prepare may extend.
 // The header's value slices and the URL are shared with req rather than
 // copied as Clone would: neither transport modifies them and prepare only
-// replaces whole entries, so req stays as the caller built it.
-func (k *call) outgoing(req *http.Request) *http.Request {
-	out := req.WithContext(k.ctx)
+// replaces whole entries, so req stays as the caller built it. When the
+// call's context is req's own (a transport that enforces the deadline) the
+// first attempt's copy lives in the call, not in an allocation of its own;
+// a later attempt gets a fresh one, so an answer already handed out keeps
+// its request.
+func (k *call) outgoing(req *http.Request, first bool) *http.Request {
+	var out *http.Request
+	if first && k.cancel == nil {
+		k.out = *req // k.ctx is k.parent, req's context
+		out = &k.out
+	} else {
+		out = req.WithContext(k.ctx)
+	}
 	h := make(http.Header, len(req.Header)+len(k.c.creds)+2) // +2: traceparent, tracestate
 	for name, values := range req.Header {
 		h[name] = values

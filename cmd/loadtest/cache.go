@@ -200,7 +200,7 @@ func measureCache(ctx context.Context, o options, log io.Writer) (*report, error
 			typ: ct.typ, unique: ct.name == "miss"}
 		for _, r := range cr.replicas {
 			t.urls = append(t.urls, r.url+ct.path)
-			t.clients = append(t.clients, newClient(o.cacheClients/len(cr.replicas)+1, false, false))
+			t.clients = append(t.clients, newClient(o.cacheClients/len(cr.replicas)+1, false, false, nil))
 		}
 		targets = append(targets, t)
 	}

@@ -37,27 +37,36 @@ func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error
 // startGateway writes the config into dir and runs bin on it with the
 // HTTP/1 engines of engine (fast or std), in front of backend and logging
 // to collector; env adds to its environment. With secure the API listener
-// serves TLS with the gateway's own self-signed certificate.
+// serves TLS with the gateway's own self-signed certificate. It verifies
+// HS256 tokens of apptest.JWTSecret.
 func startGateway(ctx context.Context, bin, dir, host, engine string, secure bool, backend, collector string, env []string) (*child, error) {
-	return startGatewayOn(ctx, apptest.AccountsConfig, bin, dir, host, engine, secure, backend, collector, env)
+	auth, err := hsBearer()
+	if err != nil {
+		return nil, err
+	}
+	return startGatewayOn(ctx, apptest.AccountsConfig, auth, bin, dir, host, engine, secure, backend, collector, env)
 }
 
-// startGatewayOn is startGateway on the configuration config.
-func startGatewayOn(ctx context.Context, config, bin, dir, host, engine string, secure bool, backend, collector string, env []string) (*child, error) {
+// startGatewayOn is startGateway on the configuration config, whose
+// readiness is asked with auth's tokens.
+func startGatewayOn(ctx context.Context, config string, auth *bearer, bin, dir, host, engine string, secure bool, backend, collector string, env []string) (*child, error) {
 	return runGateway(ctx, gatewayRun{bin: bin, dir: dir, host: host, config: config, name: "gateway (" + engine + ")",
-		log: "gateway-" + engine + ".log", secure: secure, probe: func(api, _ string) error { return checkGateway(api) },
-		env: append([]string{"GATEWAY_ENGINE=" + engine, "GATEWAY_LOG_COLLECTOR_URL=" + collector, "ACCOUNTS_URL=" + backend}, env...)})
+		log: "gateway-" + engine + ".log", secure: secure, auth: auth,
+		probe: func(api, _ string) error { return checkGateway(api, auth) },
+		env: append([]string{"GATEWAY_ENGINE=" + engine, "GATEWAY_LOG_COLLECTOR_URL=" + collector, "ACCOUNTS_URL=" + backend,
+			"GATEWAY_JWT_SECRET=" + apptest.JWTSecret}, env...)})
 }
 
 // gatewayRun is one gateway process to start: bin on config (written into
 // dir), named name, its output in dir/log, ready once probe(its API URL)
 // succeeds (its API and admin URLs). Its environment gives it
 // GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN, GATEWAY_TLS and GATEWAY_DATA_DIR,
-// then env.
+// then env. auth is the tokens it accepts, nil when it asks for none.
 type gatewayRun struct {
 	bin, dir, host, config, name, log string
 	secure                            bool
 	env                               []string
+	auth                              *bearer
 	probe                             func(api, admin string) error
 }
 
@@ -98,7 +107,7 @@ func runGateway(ctx context.Context, g gatewayRun) (*child, error) {
 		log, _ := os.ReadFile(logFile.Name())
 		return nil, fmt.Errorf("%w\n%s", err, strings.TrimSpace(string(log)))
 	}
-	c.admin = "http://" + admin
+	c.admin, c.auth = "http://"+admin, g.auth
 	return c, nil
 }
 
@@ -134,10 +143,11 @@ func profileGateway(admin string, d time.Duration, path string) <-chan error {
 // and never answers fails the readiness wait instead of hanging it.
 const checkTimeout = 5 * time.Second
 
-// checkGateway asks the gateway for the list once and checks that it is
-// the enveloped, v2-mapped answer of the 20 accounts.
-func checkGateway(base string) error {
-	client := newClient(1, true, false)
+// checkGateway asks the gateway for the list once, with the next of
+// auth's tokens, and checks that it is the enveloped, v2-mapped answer of
+// the 20 accounts.
+func checkGateway(base string, auth *bearer) error {
+	client := newClient(1, true, false, auth)
 	client.Timeout = checkTimeout
 	defer client.CloseIdleConnections()
 	req, err := http.NewRequest(http.MethodGet, base+gatewayPath, nil)

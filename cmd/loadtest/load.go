@@ -23,8 +23,9 @@ func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, maxLate
 // one connection per worker, HTTP/1.1, nothing shared between targets. It
 // never decodes answers; with gzip it asks for gzip (Accept-Encoding: gzip),
 // so what it reads is what was sent. Over TLS it takes any certificate
-// (every target's is self-signed, on loopback).
-func newClient(concurrency int, secure, gzip bool) *http.Client {
+// (every target's is self-signed, on loopback). With auth every request
+// carries the next of its bearer tokens.
+func newClient(concurrency int, secure, gzip bool, auth *bearer) *http.Client {
 	t := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        concurrency,
@@ -37,19 +38,29 @@ func newClient(concurrency int, secure, gzip bool) *http.Client {
 		t.TLSHandshakeTimeout = 30 * time.Second
 	}
 	var rt http.RoundTripper = t
-	if gzip {
-		rt = acceptGzip{t}
+	if gzip || auth != nil {
+		rt = requestHeaders{next: t, gzip: gzip, auth: auth}
 	}
 	return &http.Client{Transport: rt, Timeout: 30 * time.Second}
 }
 
-// acceptGzip adds Accept-Encoding: gzip to every request.
-type acceptGzip struct{ next http.RoundTripper }
+// requestHeaders adds Accept-Encoding: gzip (with gzip) and the next
+// bearer token of auth (when not nil) to every request.
+type requestHeaders struct {
+	next http.RoundTripper
+	gzip bool
+	auth *bearer
+}
 
-func (a acceptGzip) RoundTrip(r *http.Request) (*http.Response, error) {
+func (h requestHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("Accept-Encoding", "gzip")
-	return a.next.RoundTrip(r)
+	if h.gzip {
+		r.Header.Set("Accept-Encoding", "gzip")
+	}
+	if h.auth != nil {
+		r.Header["Authorization"] = h.auth.take()
+	}
+	return h.next.RoundTrip(r)
 }
 
 // loadResult is one stretch of load on one target.

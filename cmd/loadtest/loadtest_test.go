@@ -50,8 +50,8 @@ func smokeRun(t *testing.T, why string, redis bool, args ...string) report {
 
 func TestSmokeRun(t *testing.T) {
 	profile := filepath.Join(t.TempDir(), "gateway.prof")
-	rep := smokeRun(t, "starts four processes and builds the gateway", false, "-smoke", "-json", "-cpuprofile", profile, "-console")
-	require.Len(t, rep.Targets, 5)
+	rep := smokeRun(t, "starts four processes and builds the gateway", false, "-smoke", "-json", "-cpuprofile", profile, "-console", "-rs256")
+	require.Len(t, rep.Targets, 6)
 	for _, tr := range rep.Targets {
 		assert.Positive(t, tr.Requests, tr.Name)
 		assert.Zero(t, tr.Errors, tr.Name)
@@ -63,6 +63,9 @@ func TestSmokeRun(t *testing.T) {
 	assert.Equal(t, "gateway", rep.Targets[2].Name)
 	assert.Equal(t, "gateway-std", rep.Targets[3].Name)
 	assert.Equal(t, targetGatewayNoRecord, rep.Targets[4].Name, "-console adds the gateway without the console's recording")
+	assert.Equal(t, targetGatewayRS256, rep.Targets[5].Name, "-rs256 adds the gateway verifying RS256 tokens")
+	require.NotNil(t, rep.RS256)
+	assert.Positive(t, rep.RS256.RS256VsHS256.CPUPerRequest)
 	require.NotNil(t, rep.ConsoleRecording)
 	assert.Positive(t, rep.ConsoleRecording.RecordingVsOff.CPUPerRequest)
 	assert.Positive(t, rep.GatewayVsProxy.CPUPerRequest)

@@ -63,6 +63,9 @@ func (o *options) targetNames() []string {
 	if o.console {
 		names = append(names, targetGatewayNoRecord)
 	}
+	if o.rs256 {
+		names = append(names, targetGatewayRS256)
+	}
 	for _, r := range o.tracing {
 		names = append(names, tracedName(r))
 	}
@@ -122,6 +125,9 @@ type endpoint struct {
 	secure bool
 	// ratio is the sample ratio of a traced gateway, 0 for the others.
 	ratio float64
+	// auth is the bearer tokens its client presents: the HS256 ones, or
+	// for gateway-rs256 the RS256 ones.
+	auth *bearer
 }
 
 // target is one endpoint under one scenario and what was measured of it.
@@ -220,6 +226,19 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		gateways = append(gateways, off)
 		endpoints = append(endpoints, endpoint{name: targetGatewayNoRecord, base: off.url, path: gatewayPath, proc: off})
 	}
+	if o.rs256 {
+		ks, err := startKeySet(o.host)
+		if err != nil {
+			return nil, err
+		}
+		defer ks.stop()
+		rs, err := startRS256Gateway(ctx, ks, bin, filepath.Join(dir, "gateway-rs256"), o.host, backend.url, lines.url, env)
+		if err != nil {
+			return nil, err
+		}
+		gateways = append(gateways, rs.proc)
+		endpoints = append(endpoints, rs)
+	}
 	var shared *clusterRun
 	if o.cluster {
 		if shared, err = startClusterGateway(ctx, bin, dir, o.host, backend.url, lines.url); err != nil {
@@ -283,6 +302,15 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 			endpoint{name: targetProxyTLS, base: ptls.url, path: backendPath, proc: ptls, secure: true},
 			endpoint{name: targetGatewayTLS, base: gtls.url, path: gatewayPath, proc: gtls, secure: true})
 	}
+	hs, err := hsBearer()
+	if err != nil {
+		return nil, err
+	}
+	for i := range endpoints {
+		if endpoints[i].auth == nil {
+			endpoints[i].auth = hs // the gateways' tokens, read and ignored by the others
+		}
+	}
 	tick := clockTick()
 	if shared != nil {
 		if shared.redis0, err = processUsage(shared.redis.Pid(), tick); err != nil {
@@ -297,7 +325,7 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 				continue
 			}
 			targets = append(targets, &target{endpoint: e, url: e.base + e.path + pagePath(sc.Records),
-				client: newClient(sc.Conns, e.secure, o.gzip), hist: newHistogram()})
+				client: newClient(sc.Conns, e.secure, o.gzip, e.auth), hist: newHistogram()})
 		}
 		fmt.Fprintf(log, "loadtest: scenario %d/%d: %s\n", si+1, len(o.scenarios()), sc)
 		for _, t := range targets {
@@ -335,7 +363,7 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		runs = append(runs, scenarioRun{scenario: sc, targets: targets, answerBytes: answerBytes(sc.Records)})
 	}
 	for _, g := range gateways {
-		if err := checkGateway(g.url); err != nil {
+		if err := checkGateway(g.url, g.auth); err != nil {
 			return nil, fmt.Errorf("%s after the run: %w", g.name, err)
 		}
 	}
@@ -360,6 +388,7 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	rep.addCluster(cluster)
 	rep.addQuota(quota)
 	rep.addConsole()
+	rep.addRS256()
 	if sink != nil {
 		rep.addTracing(runs[0].targets, int64(sink.SpanCount()))
 	}

@@ -50,6 +50,9 @@ type options struct {
 	// console adds the gateway with the console's recording off
 	// (target gateway-norecord).
 	console bool
+	// rs256 adds the gateway verifying RS256 tokens of a key set the
+	// harness serves (target gateway-rs256).
+	rs256 bool
 	// out is where the JSON summary goes; empty: nowhere.
 	out string
 	// cache runs the response cache's scenario instead (cache.go): the
@@ -97,6 +100,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.tls, "tls", false, "also measure over TLS: the gateway's TLS listener against a bare Go TLS reverse proxy (and nginx with TLS)")
 	fs.BoolVar(&o.nginx, "nginx", true, "add nginx pass-through (proxy_pass with keep-alive upstream connections) as a reference when nginx is installed")
 	fs.BoolVar(&o.console, "console", false, "also measure the gateway with the console's recording off (console.record false, target gateway-norecord): what the recording costs a request")
+	fs.BoolVar(&o.rs256, "rs256", false, "also measure the gateway verifying RS256 tokens from a JWKS the harness serves (target gateway-rs256) beside the gateway verifying HS256 ones: 1000 users' tokens each, reused")
 	fs.StringVar(&o.out, "out", "", "also write the JSON summary to this file")
 	fs.Var(&o.tracing, "tracing", "comma-separated sample ratios (0.01,1): one more gateway target per ratio, with tracing on, exporting over OTLP/HTTP to a span sink in the harness")
 	fs.BoolVar(&o.cache, "cache", false, "the response cache's scenario instead: one describe asked by -cache-clients clients of -cache-replicas gateways sharing a redis-server; hits, misses and the uncached route side by side, and the backend's calls per ttl")

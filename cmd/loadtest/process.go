@@ -21,7 +21,9 @@ type child struct {
 	url  string
 	// admin is the gateway's admin listener; empty for the other targets.
 	admin string
-	done  chan error
+	// auth is the tokens a gateway accepts (nil for the other targets).
+	auth *bearer
+	done chan error
 }
 
 // startChild starts cmd and waits for it to print "LISTEN <url>". The child

@@ -21,7 +21,11 @@ type quotaEndpoints struct {
 // -cluster run) its twin on the redis store, beside gateway-redis.
 func startQuotaGateways(ctx context.Context, bin, dir, host, backend, collector string, env []string, shared *clusterRun) (quotaEndpoints, error) {
 	var q quotaEndpoints
-	gw, err := startGatewayOn(ctx, apptest.QuotaConfig(), bin, filepath.Join(dir, "gateway-quota"), host, "fast", false, backend, collector, env)
+	auth, err := hsBearer()
+	if err != nil {
+		return q, err
+	}
+	gw, err := startGatewayOn(ctx, apptest.QuotaConfig(), auth, bin, filepath.Join(dir, "gateway-quota"), host, "fast", false, backend, collector, env)
 	if err != nil {
 		return q, err
 	}
@@ -31,7 +35,7 @@ func startQuotaGateways(ctx context.Context, bin, dir, host, backend, collector 
 		return q, nil
 	}
 	redisEnv := append(append([]string(nil), env...), "GATEWAY_CLUSTER_STORE=redis", "GATEWAY_REDIS_URL="+shared.redis.URL())
-	rgw, err := startGatewayOn(ctx, apptest.QuotaConfig(), bin, filepath.Join(dir, "redis-gateway-quota"), host, "fast", false, backend, collector, redisEnv)
+	rgw, err := startGatewayOn(ctx, apptest.QuotaConfig(), auth, bin, filepath.Join(dir, "redis-gateway-quota"), host, "fast", false, backend, collector, redisEnv)
 	if err != nil {
 		return q, err
 	}

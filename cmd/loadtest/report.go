@@ -49,6 +49,9 @@ type report struct {
 	// ConsoleRecording compares the gateway with gateway-norecord in the
 	// first scenario (-console).
 	ConsoleRecording *consoleReport `json:"consoleRecording,omitempty"`
+	// RS256 compares gateway-rs256 with the gateway in the first scenario
+	// (-rs256).
+	RS256 *rs256Report `json:"rs256,omitempty"`
 	// Cache is the cache scenario's (-cache), whose targets are Targets.
 	Cache *cacheReport `json:"cache,omitempty"`
 	// Scenarios are every scenario of a sweep, the first included (a
@@ -247,6 +250,7 @@ func (r *report) writeTable(w io.Writer) {
 	r.Quota.writeTable(w)
 	r.Tracing.writeTable(w)
 	fmt.Fprint(w, r.ConsoleRecording.line())
+	fmt.Fprint(w, r.RS256.line())
 }
 
 // loadAverage is the 1-minute load average of /proc/loadavg, 0 when it

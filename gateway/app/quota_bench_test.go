@@ -16,7 +16,7 @@ func TestBenchGatewayQuotaCountsAndReads(t *testing.T) {
 	t.Parallel()
 	h, _ := benchGatewayOn(t, apptest.QuotaConfig(), "api-usage=18/1000000000", sandboxaccounts.FixedList(), nil)
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v2/accounts", nil))
+	h.ServeHTTP(rec, benchRequest(t, "/v2/accounts"))
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.Equal(t, `"day";q=1000000000000000;w=86400`, rec.Header().Get("RateLimit-Policy"))
 }
@@ -27,13 +27,5 @@ func TestBenchGatewayQuotaCountsAndReads(t *testing.T) {
 // on the whole path, against BenchmarkGatewayAccountsV2 in the same run.
 func BenchmarkGatewayAccountsV2Quota(b *testing.B) {
 	h, _ := benchGatewayOn(b, apptest.QuotaConfig(), "api-usage=18/1000000000", sandboxaccounts.FixedList(), nil)
-	req := httptest.NewRequest(http.MethodGet, "/v2/accounts", nil)
-	b.ReportAllocs()
-	for b.Loop() {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
-			b.Fatalf("status %d: %s", rec.Code, rec.Body)
-		}
-	}
+	benchAccountsV2(b, h)
 }

@@ -77,6 +77,9 @@ type Call struct {
 	// ctx is the context node of the first With, kept here so that binding
 	// a Call allocates nothing of its own.
 	ctx callContext
+	// answer backs the answer's header values the writer sets (send), so
+	// that they are no allocation of their own.
+	answer [4]string
 }
 
 // Handler serves one route. It returns the result in the backend's internal
@@ -176,3 +179,26 @@ const (
 	// and errors are still enveloped. JSON must be valid and non-nil.
 	Document
 )
+
+// LoggedMethod is the method as the call log and system messages name it:
+// "HTTP" and the method ("HTTPGET"). The common methods' names are
+// constants, so naming them allocates nothing.
+func LoggedMethod(method string) string {
+	switch method {
+	case http.MethodGet:
+		return "HTTPGET"
+	case http.MethodPost:
+		return "HTTPPOST"
+	case http.MethodPut:
+		return "HTTPPUT"
+	case http.MethodPatch:
+		return "HTTPPATCH"
+	case http.MethodDelete:
+		return "HTTPDELETE"
+	case http.MethodHead:
+		return "HTTPHEAD"
+	case http.MethodOptions:
+		return "HTTPOPTIONS"
+	}
+	return "HTTP" + method
+}

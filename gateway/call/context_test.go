@@ -105,3 +105,10 @@ func BenchmarkWith(b *testing.B) {
 		}
 	}
 }
+
+func TestLoggedMethod(t *testing.T) {
+	t.Parallel()
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "PROPFIND"} {
+		assert.Equal(t, "HTTP"+m, LoggedMethod(m))
+	}
+}

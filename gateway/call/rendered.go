@@ -64,7 +64,7 @@ func (w *Writer) rendered(rw http.ResponseWriter, c *Call, res Result) {
 	}
 	meta, st := w.finish(c, rd.Status, stBuf[:0])
 	if rd.Document {
-		w.send(rw, rd.Status, rd.Body, st)
+		w.send(rw, c, rd.Status, rd.Body, st)
 		return
 	}
 	bp := w.bufs.Get(len(rd.Body) + envelopeRoom)
@@ -73,5 +73,5 @@ func (w *Writer) rendered(rw http.ResponseWriter, c *Call, res Result) {
 	meta.OmitFlags, meta.MapKeys, meta.DropNulls = rd.OmitFlags, rd.MapKeys, rd.DropNulls
 	buf = envelope.AppendMeta(buf, meta)
 	*bp = buf[:0]
-	w.send(rw, rd.Status, buf, st)
+	w.send(rw, c, rd.Status, buf, st)
 }

@@ -103,7 +103,7 @@ func (w *Writer) Success(rw http.ResponseWriter, r *http.Request, c *Call, res R
 	meta.OmitFlags, meta.MapKeys, meta.DropNulls = fl.OmitFlags, fl.MapKeys, fl.DropNulls
 	buf = envelope.AppendMeta(buf, meta)
 	*bp = buf[:0]
-	w.send(rw, status, buf, st)
+	w.send(rw, c, status, buf, st)
 }
 
 // envelopeFlags are the envelope's members that follow from the route, the
@@ -186,7 +186,7 @@ func (w *Writer) document(rw http.ResponseWriter, c *Call, res Result) {
 	}
 	var stBuf [serverTimingSize]byte
 	_, st := w.finish(c, status, stBuf[:0])
-	w.send(rw, status, res.JSON, st)
+	w.send(rw, c, status, res.JSON, st)
 }
 
 // serializationError names why a result could not be written. A result that
@@ -214,7 +214,7 @@ func serializationError(err error) error {
 func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err error) {
 	total := w.elapsed(c)
 	args := envelope.CallArgs{UserID: c.Identity.UserID, TraceID: c.TraceID, TotalTime: strconv.FormatFloat(total, 'f', 3, 64),
-		Method: "HTTP" + r.Method, Path: r.URL.Path}
+		Method: LoggedMethod(r.Method), Path: r.URL.Path}
 	if len(c.Body) > 0 {
 		body := c.Body
 		if w.cfg.Redact != nil {
@@ -262,7 +262,7 @@ func (w *Writer) Error(rw http.ResponseWriter, r *http.Request, c *Call, err err
 	if w.cfg.Always200 {
 		status = http.StatusOK
 	}
-	w.send(rw, status, out, st)
+	w.send(rw, c, status, out, st)
 }
 
 // serverTimingSize fits the Server-Timing value and the Content-Length
@@ -297,22 +297,20 @@ func (w *Writer) elapsedAt(c *Call, now time.Time) float64 {
 	return float64(now.Sub(c.Start).Microseconds()) / 1000
 }
 
-// send writes the answer with its headers; timing is the Server-Timing
+// send writes c's answer with its headers; timing is the Server-Timing
 // value from finish.
-func (w *Writer) send(rw http.ResponseWriter, status int, body []byte, timing []byte) {
+func (w *Writer) send(rw http.ResponseWriter, c *Call, status int, body []byte, timing []byte) {
 	h := rw.Header()
 	// Server-Timing and Content-Length are two parts of one string, and the
-	// four values share one backing array, instead of an allocation each;
-	// every header gets a full slice so an append elsewhere cannot spill
-	// over.
+	// four values live in c, instead of an allocation each; every header
+	// gets a full slice so an append elsewhere cannot spill over.
 	n := len(timing)
 	both := string(strconv.AppendInt(timing, int64(len(body)), 10))
-	vals := [...]string{"application/json; charset=utf-8", both[n:], "nosniff", both[:n]}
-	shared := vals[:]
-	h["Content-Type"] = shared[0:1:1]
-	h["Content-Length"] = shared[1:2:2]
-	h["X-Content-Type-Options"] = shared[2:3:3]
-	h["Server-Timing"] = shared[3:4:4]
+	c.answer = [...]string{"application/json; charset=utf-8", both[n:], "nosniff", both[:n]}
+	h["Content-Type"] = c.answer[0:1:1]
+	h["Content-Length"] = c.answer[1:2:2]
+	h["X-Content-Type-Options"] = c.answer[2:3:3]
+	h["Server-Timing"] = c.answer[3:4:4]
 	rw.WriteHeader(status)
 	_, _ = rw.Write(body)
 }

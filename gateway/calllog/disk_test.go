@@ -154,7 +154,7 @@ func drainCollector(t *testing.T, c *collector) {
 }
 
 func FuzzDecodeItem(f *testing.F) {
-	it := item{id: "abc-1", e: entry(7)}
+	it := item{id: []byte("abc-1"), e: entry(7)}
 	it.e.SpanID = trace.SpanID{1, 2, 3, 4, 5, 6, 7, 8}
 	it.e.TraceFlags = trace.FlagsSampled
 	it.e.Duplicate = true
@@ -176,7 +176,7 @@ func FuzzDecodeItem(f *testing.F) {
 
 func TestItemRoundTrip(t *testing.T) {
 	t.Parallel()
-	it := item{id: "abc-1", e: entry(7)}
+	it := item{id: []byte("abc-1"), e: entry(7)}
 	it.e.SpanID = trace.SpanID{1, 2, 3, 4, 5, 6, 7, 8}
 	it.e.TraceFlags = trace.FlagsSampled
 	it.e.Duplicate, it.e.ResponseCode, it.e.UpstreamTime = true, "URL_INVALID", 0.25

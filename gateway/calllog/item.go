@@ -15,10 +15,12 @@ import (
 // item is an entry ready to send: its body redacted and truncated (in the
 // item's own buffer), and its id, which names it to the collector for good
 // (a batch sent again, or read again from the disk queue, carries the same
-// ids, so a store can drop what it already has).
+// ids, so a store can drop what it already has). Items are reused from
+// batch to batch, and id's bytes with them, so that naming an entry
+// allocates nothing.
 type item struct {
 	e  Entry
-	id string
+	id []byte
 }
 
 // prepare makes q's entry an item: the body is redacted, then truncated
@@ -27,7 +29,7 @@ func (s *Shipper) prepare(q *queued, it *item) {
 	body := it.e.Body[:0]
 	it.e = q.e
 	it.e.Body = s.masker.appendCopied(body, q.e.Body, q.omitted)
-	it.id = s.idPrefix + strconv.FormatUint(s.ids.Add(1), 36)
+	it.id = strconv.AppendUint(append(it.id[:0], s.idPrefix...), s.ids.Add(1), 36)
 }
 
 // recordVersion is the first byte of a disk record; a record of another
@@ -83,7 +85,7 @@ func decodeItem(b []byte, it *item) error {
 		return errRecord
 	}
 	e := &it.e
-	it.id = d.str()
+	it.id = append(it.id[:0], d.lenBytes()...)
 	e.Time = time.Unix(0, d.varint()).UTC()
 	e.Text = d.str()
 	e.UserID = d.str()

@@ -40,7 +40,7 @@ func lokiLabels() map[string]bool {
 func entryFields(t *testing.T) map[string]bool {
 	t.Helper()
 	var m map[string]any
-	require.NoError(t, json.Unmarshal(appendJSONObject(nil, &item{id: "x", e: richEntry(1)}), &m))
+	require.NoError(t, json.Unmarshal(appendJSONObject(nil, &item{id: []byte("x"), e: richEntry(1)}), &m))
 	out := map[string]bool{}
 	for k := range m {
 		out[k] = true

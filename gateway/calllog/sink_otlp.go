@@ -64,7 +64,7 @@ func (o *otlpSink) record(it *item) *logsv1.LogRecord {
 		sev, sevText = logsv1.SeverityNumber_SEVERITY_NUMBER_WARN, "WARN"
 	}
 	attrs := []*commonv1.KeyValue{
-		strAttr("log.record.uid", it.id),
+		strAttr("log.record.uid", string(it.id)),
 		strAttr("http.request.method", strings.TrimPrefix(e.Method, "HTTP")),
 		strAttr("url.path", e.Path),
 		strAttr("http.route", e.Route),

@@ -400,13 +400,13 @@ func TestSinkOTLPSpanAndTraceIDs(t *testing.T) {
 	t.Parallel()
 	e := richEntry(3)
 	o := &otlpSink{format: "text"}
-	r := o.record(&item{id: "x-1", e: e})
+	r := o.record(&item{id: []byte("x-1"), e: e})
 	assert.Equal(t, hex.EncodeToString(r.TraceId), e.TraceID)
 	assert.Equal(t, e.SpanID[:], r.SpanId)
 	assert.Equal(t, uint32(1), r.Flags)
 	noTrace := e
 	noTrace.TraceID, noTrace.SpanID = "", trace.SpanID{}
-	r = o.record(&item{id: "x-2", e: noTrace})
+	r = o.record(&item{id: []byte("x-2"), e: noTrace})
 	assert.Empty(t, r.TraceId)
 	assert.Empty(t, r.SpanId)
 }

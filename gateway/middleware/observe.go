@@ -97,7 +97,7 @@ func Observe(next http.Handler, d ObserveDeps) http.Handler {
 		d.Log.Enqueue(calllog.Entry{
 			Time: c.Start, Text: text, UserID: c.Identity.UserID, TraceID: c.TraceID,
 			SpanID: c.Upstream.Trace.SpanContext().SpanID(), TraceFlags: c.Upstream.Trace.SpanContext().TraceFlags(),
-			TotalTime: c.TotalMillis, Method: "HTTP" + r.Method, Path: r.URL.Path, Body: c.Body,
+			TotalTime: c.TotalMillis, Method: call.LoggedMethod(r.Method), Path: r.URL.Path, Body: c.Body,
 			Route: route, Version: c.Version, ResponseCode: c.CodeID, Status: status,
 			UpstreamTime: float64(upstream) / float64(time.Millisecond), Duplicate: dup, APIUsage: usage,
 		})

@@ -189,7 +189,11 @@ func guard(rt *routes.Route, method string, h call.Handler, o Options, debug *sl
 		if r.ContentLength > limit {
 			return call.Result{}, envelope.New(envelope.RequestTooLarge, fmt.Sprintf("the body is over %d bytes", limit))
 		}
-		r.Body = http.MaxBytesReader(nil, r.Body, limit)
+		if r.Body != nil && r.Body != http.NoBody {
+			// a request without a body (servers give it NoBody) has nothing
+			// to bound, and the reader would be an allocation per request
+			r.Body = http.MaxBytesReader(nil, r.Body, limit)
+		}
 		if opts != (upstreams.CallOptions{}) {
 			r = call.WithCallOptions(r, c, opts)
 		}

@@ -85,29 +85,40 @@ func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, lo
 	// takes the admin listener's (probes, metrics); at a cap connections
 	// wait in the kernel's backlog.
 	adminLn = newLimitListener(adminLn, cfg.Limits.MaxAdminConnections)
-	fast := tlsCfg == nil && cfg.HTTP1 != config.HTTP1Std
-	if !fast {
-		// h1server caps its connections itself (Options.MaxConns)
+	fast := cfg.HTTP1 != config.HTTP1Std
+	if !fast || tlsCfg != nil {
+		// h1server caps plain connections itself (Options.MaxConns), so
+		// that answers keep going out in one writev; over TLS the cap
+		// counts the HTTP/2 connections it hands to net/http too
 		apiLn = newLimitListener(apiLn, apiCap)
 	}
 	if tlsCfg != nil {
 		api = hsts(api)
-		apiLn = tls.NewListener(apiLn, tlsCfg)
 	}
 	t := cfg.Timeouts
 	// the API handler answers headers over the configured limit with an
 	// envelope (gateway/middleware.LimitHeaders); the server only cuts off the absurd
 	headerRead := headerReadLimit(cfg.Limits.MaxHeaderBytes)
 	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
-	if !fast {
-		// net/http's: TLS (with HTTP/2), or plain HTTP/1.1 when chosen
-		s.api = &http.Server{Handler: api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
-			IdleTimeout: t.Idle, MaxHeaderBytes: headerRead, ErrorLog: errLog, TLSConfig: tlsCfg}
-	} else {
+	std := &http.Server{Handler: api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
+		IdleTimeout: t.Idle, MaxHeaderBytes: headerRead, ErrorLog: errLog, TLSConfig: tlsCfg}
+	h1 := h1server.Options{ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
+		IdleTimeout: t.Idle, MaxHeaderBytes: headerRead}
+	switch {
+	case !fast:
+		// net/http's: TLS (with HTTP/2), or plain HTTP/1.1, when chosen
+		if tlsCfg != nil {
+			apiLn = tls.NewListener(apiLn, tlsCfg)
+		}
+		s.api = std
+	case tlsCfg != nil:
+		// HTTP/1.1 over TLS by h1server, HTTP/2 by net/http (tlsServers)
+		s.api = newTLSServers(api, h1, tlsCfg, std, apiLn.Addr(), logger)
+	default:
 		// plain HTTP/1.1 (behind an ingress, or on loopback): the server
 		// that costs less per request
-		s.api = h1server.New(api, h1server.Options{ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
-			IdleTimeout: t.Idle, MaxHeaderBytes: headerRead, MaxConns: apiCap}, logger)
+		h1.MaxConns = apiCap
+		s.api = h1server.New(api, h1, logger)
 	}
 	s.admin = &http.Server{Handler: s.adminMux(metrics, cfg.Pprof), ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
 		WriteTimeout: t.Write, IdleTimeout: t.Idle, MaxHeaderBytes: cfg.Limits.MaxHeaderBytes, ErrorLog: errLog}

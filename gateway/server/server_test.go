@@ -196,8 +196,8 @@ func TestHeaderReadLimitLeavesRoomForTheEnvelope(t *testing.T) {
 	}
 }
 
-// server.http1 picks the plain API listener's engine; TLS is always
-// net/http's.
+// server.http1 picks the API listener's engine, plain or TLS (with fast,
+// TLS connections that negotiate HTTP/2 go to net/http's: TestTLSEngines).
 func TestHTTP1Engine(t *testing.T) {
 	t.Parallel()
 	tlsCfg, _, err := TLSConfig(config.TLS{Mode: config.TLSAuto}, time.Now())
@@ -210,7 +210,8 @@ func TestHTTP1Engine(t *testing.T) {
 	}{
 		{desc: "fast", engine: config.HTTP1Fast},
 		{desc: "std", engine: config.HTTP1Std, std: true},
-		{desc: "fast with TLS is net/http's", engine: config.HTTP1Fast, tls: tlsCfg, std: true},
+		{desc: "fast with TLS", engine: config.HTTP1Fast, tls: tlsCfg},
+		{desc: "std with TLS", engine: config.HTTP1Std, tls: tlsCfg, std: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

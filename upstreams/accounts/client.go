@@ -36,6 +36,13 @@ type Client struct {
 	// request rather than allocated by Header.Set for each: nothing that
 	// sends a request modifies its header values.
 	jsonType []string
+	// whole is GET of the base URL (the whole list, and every list the
+	// adapter pages), built once: each call binds it to its context
+	// (WithContext), instead of parsing the URL and building a header map
+	// again. Its URL and header are shared and never modified: the shared
+	// client sends a header map of its own. Nil when the base URL does not
+	// parse (each call then reports it).
+	whole *http.Request
 }
 
 // New returns a client of the account controller at baseURL, the service
@@ -44,8 +51,13 @@ type Client struct {
 // the gateway, a plain *http.Client in tests. opts say how the backend
 // pages and updates (zero fields: their defaults).
 func New(baseURL string, doer upstreams.Doer, opts Options) *Client {
-	return &Client{base: strings.TrimRight(baseURL, "/") + "/api/v1/account/", doer: doer, opts: opts.withDefaults(),
+	c := &Client{base: strings.TrimRight(baseURL, "/") + "/api/v1/account/", doer: doer, opts: opts.withDefaults(),
 		jsonType: []string{"application/json"}}
+	if req, err := http.NewRequest(http.MethodGet, c.base, nil); err == nil {
+		req.Header["Accept"] = c.jsonType[:1:1]
+		c.whole = req
+	}
+	return c
 }
 
 // Get returns one account as a JSON object in the answer's JSON, valid
@@ -139,17 +151,9 @@ func (c *Client) Delete(ctx context.Context, id string) error {
 // ends and may change its JSON: a KindInvalid error from it ends the call
 // as invalid (upstreams.Reject), any error is returned.
 func (c *Client) call(ctx context.Context, method, u string, body []byte, judge func(*upstreams.Answer) error) (*upstreams.Answer, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	req, err := c.request(ctx, method, u, body)
 	if err != nil {
-		return nil, &upstreams.Error{Upstream: Name, Kind: upstreams.KindFailed, Err: err}
-	}
-	req.Header["Accept"] = c.jsonType[:1:1]
-	if body != nil {
-		req.Header["Content-Type"] = c.jsonType[:1:1]
+		return nil, err
 	}
 	resp, err := c.doer.Do(req)
 	if err != nil {
@@ -174,6 +178,27 @@ func (c *Client) call(ctx context.Context, method, u string, body []byte, judge 
 		}
 	}
 	return ans, nil
+}
+
+// request is the request of one call: the prebuilt GET of the base URL
+// bound to ctx when that is what is asked, else a new one.
+func (c *Client) request(ctx context.Context, method, u string, body []byte) (*http.Request, error) {
+	if c.whole != nil && method == http.MethodGet && body == nil && u == c.base {
+		return c.whole.WithContext(ctx), nil
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return nil, &upstreams.Error{Upstream: Name, Kind: upstreams.KindFailed, Err: err}
+	}
+	req.Header["Accept"] = c.jsonType[:1:1]
+	if body != nil {
+		req.Header["Content-Type"] = c.jsonType[:1:1]
+	}
+	return req, nil
 }
 
 func rejected(msg string) error {

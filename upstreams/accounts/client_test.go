@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -377,4 +378,71 @@ func TestRequestHeadersCannotSpillIntoEachOther(t *testing.T) {
 	assert.Equal(t, []string{"application/json", "text/plain"}, headers[0]["Accept"])
 	assert.Equal(t, []string{"application/json", "text/plain"}, headers[1]["Accept"], "the first request's Add did not reach the second")
 	assert.Equal(t, []string{"application/json"}, headers[1]["Content-Type"])
+}
+
+// recordingDoer answers every request with an empty list and keeps the
+// requests it was given.
+type recordingDoer struct {
+	mu   sync.Mutex
+	reqs []*http.Request
+}
+
+func (d *recordingDoer) Do(req *http.Request) (*http.Response, error) {
+	d.mu.Lock()
+	d.reqs = append(d.reqs, req)
+	d.mu.Unlock()
+	return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("[]")), Request: req}, nil
+}
+
+type callerKey struct{}
+
+func TestWholeListRequestIsBoundToEachCall(t *testing.T) {
+	t.Parallel()
+	d := &recordingDoer{}
+	c := New("http://accounts.example:8080/", d, Options{})
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			ans, _, err := c.List(context.WithValue(context.Background(), callerKey{}, i), nil)
+			if assert.NoError(t, err) {
+				ans.Release()
+			}
+		})
+	}
+	wg.Wait()
+	require.Len(t, d.reqs, 8)
+	seen := map[any]bool{}
+	for _, req := range d.reqs {
+		assert.Equal(t, http.MethodGet, req.Method)
+		assert.Equal(t, "http://accounts.example:8080/api/v1/account/", req.URL.String())
+		assert.Equal(t, "accounts.example:8080", req.Host)
+		assert.Equal(t, http.Header{"Accept": {"application/json"}}, req.Header)
+		assert.Nil(t, req.Body)
+		seen[req.Context().Value(callerKey{})] = true
+	}
+	assert.Len(t, seen, 8, "each request carries its own call's context")
+	assert.Equal(t, http.Header{"Accept": {"application/json"}}, c.whole.Header, "the shared request is never changed")
+}
+
+func TestWholeListRequestThroughTheSharedClientKeepsItsHeader(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer s3cret" && r.Header.Get("Accept") == "application/json" {
+			sent.Add(1)
+		}
+		_, _ = io.WriteString(w, "[]")
+	}))
+	t.Cleanup(srv.Close)
+	shared, err := upstreams.NewClient(Name, upstreams.Settings{URL: srv.URL, Auth: upstreams.AuthSettings{BearerToken: "s3cret"}}, nil)
+	require.NoError(t, err)
+	c := New(srv.URL, shared, Options{})
+	for range 3 {
+		ans, _, err := c.List(context.Background(), nil)
+		require.NoError(t, err)
+		ans.Release()
+	}
+	assert.EqualValues(t, 3, sent.Load(), "every call sent the credentials and Accept")
+	assert.Equal(t, http.Header{"Accept": {"application/json"}}, c.whole.Header,
+		"the credentials went on the attempt's own header, not the shared request's")
 }

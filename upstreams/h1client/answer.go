@@ -29,11 +29,18 @@ var ErrHeadTooLarge = errors.New("h1client: answer head too large")
 // answerBody (resp.Body is left to the caller unless there is no body, when
 // it is http.NoBody).
 func readResponse(br *bufio.Reader, req *http.Request) (*http.Response, answerBody, error) {
+	return readResponseInto(br, req, new(http.Response))
+}
+
+// readResponseInto is readResponse into resp, which it overwrites whole;
+// the exchange's resp lives in its body (conn.roundTrip), so that an
+// answer is not an allocation of its own.
+func readResponseInto(br *bufio.Reader, req *http.Request, resp *http.Response) (*http.Response, answerBody, error) {
 	head, err := readHead(br, MaxHeadBytes)
 	if err != nil {
 		return nil, answerBody{}, err
 	}
-	resp, seen, err := parseHead(head, req)
+	seen, err := parseHead(head, req, resp)
 	if err != nil {
 		return nil, answerBody{}, err
 	}
@@ -81,20 +88,20 @@ func malformed(err error) error {
 // as a final answer, RFC 9110 defines none), obsolete line folding is
 // refused (RFC 9112 lets a client refuse it), and so is whitespace before a
 // field's colon (RFC 9112 says a proxy must remove it, so it cannot pass it
-// on).
-func parseHead(head string, req *http.Request) (*http.Response, h1wire.Framing, error) {
+// on). It fills resp, overwriting it whole.
+func parseHead(head string, req *http.Request, resp *http.Response) (h1wire.Framing, error) {
 	line, rest := h1wire.NextLine(head)
-	resp := &http.Response{Request: req}
+	*resp = http.Response{Request: req}
 	if err := parseStatusLine(line, resp); err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	h, seen, err := h1wire.ParseFields(rest)
 	if err != nil {
-		return nil, 0, malformed(err)
+		return 0, malformed(err)
 	}
 	h1wire.FixPragma(h, seen)
 	resp.Header = h
-	return resp, seen, nil
+	return seen, nil
 }
 
 // parseStatusLine fills resp from "HTTP/1.x NNN[ reason]".

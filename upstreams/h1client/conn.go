@@ -99,7 +99,9 @@ func (c *conn) roundTrip(req *http.Request, deadline time.Time, headerTimeout ti
 		c.close()
 		return nil, false, werr
 	}
-	resp, src, rerr := c.readAnswer(req)
+	// the answer lives in its body: one allocation for both
+	b := &body{c: c, ctx: ctx, deadline: deadline, stop: stop}
+	resp, src, rerr := c.readAnswer(req, &b.resp)
 	if rerr == nil && !readBy.Equal(deadline) && !bodyBuffered(resp, c.br) {
 		c.setDeadlines(now, deadline, deadline)
 		// interrupt may have run before this overwrote its deadline.
@@ -118,8 +120,7 @@ func (c *conn) roundTrip(req *http.Request, deadline time.Time, headerTimeout ti
 		stale = ctx.Err() == nil && replayable(req) && errors.Is(rerr, errNothingRead)
 		return nil, stale, contextError(ctx, deadline, errors.Join(werr, rerr))
 	}
-	b := &body{src: src, c: c, ctx: ctx, deadline: deadline, stop: stop,
-		reuse: !resp.Close && !req.Close && !src.ambiguous && c.raw != nil}
+	b.src, b.reuse = src, !resp.Close && !req.Close && !src.ambiguous && c.raw != nil
 	if resp.Body == http.NoBody {
 		b.release(true)
 		return resp, false, nil
@@ -163,7 +164,7 @@ func bodyBuffered(resp *http.Response, br *bufio.Reader) bool {
 var errNothingRead = errors.New("h1client: connection closed before the answer")
 
 // readAnswer reads the final answer to req, skipping 1xx informational ones.
-func (c *conn) readAnswer(req *http.Request) (*http.Response, answerBody, error) {
+func (c *conn) readAnswer(req *http.Request, into *http.Response) (*http.Response, answerBody, error) {
 	if _, err := c.br.Peek(1); err != nil {
 		if isDeadline(err) {
 			return nil, answerBody{}, err
@@ -171,7 +172,7 @@ func (c *conn) readAnswer(req *http.Request) (*http.Response, answerBody, error)
 		return nil, answerBody{}, fmt.Errorf("%w: %w", errNothingRead, err)
 	}
 	for range maxInformational {
-		resp, src, err := readResponse(c.br, req)
+		resp, src, err := readResponseInto(c.br, req, into)
 		if err != nil {
 			return nil, answerBody{}, err
 		}
@@ -197,6 +198,8 @@ type body struct {
 	reuse    bool
 	done     atomic.Bool
 	closed   atomic.Bool
+	// resp is the answer this body belongs to.
+	resp http.Response
 }
 
 // errBodyClosed is what Read returns after Close, as net/http's body does.

@@ -4,11 +4,13 @@
 package apptest
 
 // AccountsConfig is the accounts part of the shipped config.yaml with
-// everything a production request passes: profiles on the admin listener
-// (idle unless asked for), v2's derived key map, null removal, the
-// upstream's breaker and retries, metrics, and the call log shipped to a
-// collector; tracing when GATEWAY_TRACING is true (collector and sampler
-// from the OTEL_* variables). It reads GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN, GATEWAY_TLS
+// everything a production request passes: a bearer token verified (JWT,
+// HS256 with GATEWAY_JWT_SECRET, or RS256/ES256 from the key set at
+// GATEWAY_JWKS_URL; GATEWAY_AUTH_MODE none turns it off), profiles on the
+// admin listener (idle unless asked for), v2's derived key map, null
+// removal, the upstream's breaker and retries, metrics, and the call log
+// shipped to a collector; tracing when GATEWAY_TRACING is true (collector
+// and sampler from the OTEL_* variables). It reads GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN, GATEWAY_TLS
 // (default auto), GATEWAY_ENGINE (the API listener's and the upstream
 // transport's HTTP/1 engines, default fast), GATEWAY_DATA_DIR, GATEWAY_LOG_COLLECTOR_URL,
 // GATEWAY_TRACING, ACCOUNTS_URL, and for the cluster target GATEWAY_RATE_LIMIT_RPS,
@@ -33,7 +35,10 @@ versions: [v1, v2, v3]
 mapping:
   maxOutputChars: ${GATEWAY_MAX_OUTPUT:-50000}
 auth:
-  mode: none
+  mode: ${GATEWAY_AUTH_MODE:-jwt}
+  jwt:
+    secret: "${GATEWAY_JWT_SECRET:-}"
+    jwksURL: "${GATEWAY_JWKS_URL:-}"
   rateLimit:
     requestsPerSecond: ${GATEWAY_RATE_LIMIT_RPS:-0}
     burst: ${GATEWAY_RATE_LIMIT_BURST:-0}

@@ -9,7 +9,7 @@ import "strings"
 // measures the cost of quotas and the allowance with (target
 // gateway-quota), against AccountsConfig itself.
 func QuotaConfig() string {
-	c := strings.Replace(AccountsConfig, "auth:\n  mode: none\n",
-		"auth:\n  mode: none\n  quotas: {default: {perDay: 1000000000000000}}\n", 1)
+	c := strings.Replace(AccountsConfig, "  rateLimit:\n",
+		"  quotas: {default: {perDay: 1000000000000000}}\n  rateLimit:\n", 1)
 	return strings.Replace(c, "    url: ${ACCOUNTS_URL:-}\n", "    url: ${ACCOUNTS_URL:-}\n    allowance: {reserve: 10%}\n", 1)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +58,13 @@ type conn struct {
 	watchMu   sync.Mutex
 	cancel    context.CancelFunc // of the request being watched
 	gone      atomic.Bool        // the watcher saw the client hang up
+
+	// tls is the connection's TLS state once its handshake is done (every
+	// request's Request.TLS), nil on a plain connection; handedOff says
+	// the connection went to an Options.TLSNextProto entry, which closes
+	// it.
+	tls       *tls.ConnectionState
+	handedOff bool
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -77,11 +85,16 @@ const headSlack = 4096
 func (c *conn) serve() {
 	c.br = c.srv.getReader(&c.cr)
 	defer func() {
-		c.rwc.Close()
+		if !c.handedOff {
+			c.rwc.Close()
+		}
 		c.state.Store(stateClosed)
 		c.srv.putReader(c.br)
 		c.srv.untrack(c)
 	}()
+	if tc, ok := c.rwc.(*tls.Conn); ok && !c.handshake(tc) {
+		return
+	}
 	for first := true; ; first = false {
 		if !c.await(first) {
 			return
@@ -193,7 +206,7 @@ func (c *conn) readRequest(first bool) (*incoming, bool) {
 	// a handler's write deadline ends with its request: a moved one is
 	// out of the window, so it is set again
 	c.setWrite(start, o.WriteTimeout)
-	req.RemoteAddr = c.remote
+	req.RemoteAddr, req.TLS = c.remote, c.tls
 	return ex, true
 }
 

@@ -236,8 +236,8 @@ func (w *response) send(p []byte, last bool) error {
 		out = append(out, tail[2:])
 	}
 	c.out = out
-	_, err := c.out.WriteTo(c.rwc)
-	clear(out) // WriteTo consumed c.out; drop its references to the bodies
+	err := c.writeOut()
+	clear(out) // writeOut may have consumed c.out; drop its references to the bodies
 	c.out = out[:0]
 	if w.held != nil {
 		*w.held = (*w.held)[:0]

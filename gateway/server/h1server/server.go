@@ -36,6 +36,7 @@ package h1server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -73,6 +74,17 @@ type Options struct {
 	// itself rather than wrapping them (netutil.LimitListener), so that
 	// answers keep going out in one writev.
 	MaxConns int
+	// TLSConfig, when not nil, makes every accepted connection a TLS
+	// server connection: its handshake is done on the connection's
+	// goroutine, bounded from the accept by the least of the timeouts above,
+	// and its requests carry its state (Request.TLS).
+	TLSConfig *tls.Config
+	// TLSNextProto takes over a TLS connection whose handshake negotiated
+	// one of its protocols (ALPN), as http.Server.TLSNextProto does: the
+	// gateway hands "h2" connections to net/http's server. The function
+	// owns the connection, which MaxConns and Shutdown no longer count.
+	// Connections that negotiated http/1.1, or nothing, are served here.
+	TLSNextProto map[string]func(*tls.Conn)
 	// WatchAfter is how long a request without a body may run before its
 	// connection is watched for a client that hung up (which cancels the
 	// request's context). Zero means 50ms.
@@ -190,6 +202,9 @@ func (s *Server) Serve(ln net.Listener) error {
 			continue
 		}
 		backoff = 0
+		if s.opts.TLSConfig != nil {
+			nc = tls.Server(nc, s.opts.TLSConfig)
+		}
 		c := newConn(s, nc)
 		if !s.track(c) {
 			nc.Close()
