@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -120,6 +121,56 @@ func TestSmokeRunGzip(t *testing.T) {
 	assert.Less(t, gw.BytesPerAnswer, backend.BytesPerAnswer/3, "the gateway's, gzipped")
 }
 
+// -openloop sends every target but the backend a share of the proxy's
+// closed-loop rate on a schedule and reports their latency percentiles;
+// -nopgo adds the gateway built without its profile.
+func TestSmokeRunOpenLoopAndNoPGO(t *testing.T) {
+	rep := smokeRun(t, "starts four processes and builds the gateway twice", false, "-smoke", "-json", "-openloop", "0.3", "-nopgo", "-std=false", "-nginx=false")
+	require.Len(t, rep.Targets, 4)
+	assert.Equal(t, targetGatewayNoPGO, rep.Targets[3].Name)
+	assert.Positive(t, rep.Targets[3].Requests)
+	require.NotNil(t, rep.PGO)
+	assert.Positive(t, rep.PGO.PGOVsOff.CPUPerRequest)
+	ol := rep.OpenLoop
+	require.NotNil(t, ol)
+	assert.InDelta(t, 0.3*ol.ProxyRPS, ol.Rate, 0.01)
+	require.Len(t, ol.Targets, 3, "the backend is not a target of the open loop")
+	for _, tr := range ol.Targets {
+		assert.Positive(t, tr.Due, tr.Name)
+		assert.Equal(t, tr.Due, tr.Answered+tr.Errors, "%s: every request due was sent", tr.Name)
+		assert.Zero(t, tr.Errors, tr.Name)
+		assert.Positive(t, tr.P50Millis, tr.Name)
+		assert.LessOrEqual(t, tr.P50Millis, tr.P90Millis, tr.Name)
+		assert.LessOrEqual(t, tr.P90Millis, tr.P99Millis, tr.Name)
+		assert.LessOrEqual(t, tr.P99Millis, tr.P999Millis, tr.Name)
+		assert.LessOrEqual(t, tr.P999Millis, tr.MaxMillis, tr.Name)
+	}
+	assert.Positive(t, ol.GatewayVsProxy.P99)
+	assert.Nil(t, ol.GatewayVsNginx, "no nginx measured")
+}
+
+// -h2 drives the TLS targets over HTTP/2 with h2load, whose figures
+// come with the CPU the harness read around each stretch.
+func TestSmokeRunH2(t *testing.T) {
+	if _, err := exec.LookPath("h2load"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("h2load is not installed, and CI installs it (.ci/run): %v", err)
+		}
+		t.Skip("h2load is not installed: apt-get install -y nghttp2-client")
+	}
+	rep := smokeRun(t, "starts four processes and builds the gateway", false, "-smoke", "-json", "-tls", "-h2", "-std=false", "-nginx=false")
+	require.NotNil(t, rep.H2)
+	require.Len(t, rep.H2.Targets, 2)
+	for _, tr := range rep.H2.Targets {
+		assert.Positive(t, tr.Requests, tr.Name)
+		assert.Zero(t, tr.Errors, tr.Name)
+		assert.Positive(t, tr.CPUMicrosPerR, tr.Name)
+		assert.Positive(t, tr.MeanMillis, tr.Name)
+	}
+	assert.Equal(t, targetGatewayTLS, rep.H2.Targets[1].Name)
+	assert.Positive(t, rep.H2.GatewayVsProxy.CPUPerRequest)
+}
+
 func TestFlagsRefuseWhatIsNotLoopbackOrBounded(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -133,6 +184,8 @@ func TestFlagsRefuseWhatIsNotLoopbackOrBounded(t *testing.T) {
 		{desc: "no time", args: []string{"-duration", "0s"}},
 		{desc: "an unbounded run", args: []string{"-rounds", "1000", "-duration", "10s"}},
 		{desc: "too many in flight", args: []string{"-concurrency", "100000"}},
+		{desc: "an open loop above the proxy's rate", args: []string{"-openloop", "1.5"}},
+		{desc: "HTTP/2 without TLS", args: []string{"-h2"}},
 		{desc: "a sample ratio of 0", args: []string{"-tracing", "0"}},
 		{desc: "a sample ratio above 1", args: []string{"-tracing", "0.5,2"}},
 		{desc: "too many traced targets", args: []string{"-tracing", "0.1,0.2,0.3,0.4"}},

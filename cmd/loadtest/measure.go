@@ -66,6 +66,9 @@ func (o *options) targetNames() []string {
 	if o.rs256 {
 		names = append(names, targetGatewayRS256)
 	}
+	if o.noPGO {
+		names = append(names, targetGatewayNoPGO)
+	}
 	for _, r := range o.tracing {
 		names = append(names, tracedName(r))
 	}
@@ -239,6 +242,18 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		gateways = append(gateways, rs.proc)
 		endpoints = append(endpoints, rs)
 	}
+	if o.noPGO {
+		nopgo, err := buildNoPGO(ctx, dir, log)
+		if err != nil {
+			return nil, err
+		}
+		off, err := startGateway(ctx, nopgo, filepath.Join(dir, "gateway-nopgo"), o.host, "fast", false, backend.url, lines.url, env)
+		if err != nil {
+			return nil, err
+		}
+		gateways = append(gateways, off)
+		endpoints = append(endpoints, endpoint{name: targetGatewayNoPGO, base: off.url, path: gatewayPath, proc: off})
+	}
 	var shared *clusterRun
 	if o.cluster {
 		if shared, err = startClusterGateway(ctx, bin, dir, o.host, backend.url, lines.url); err != nil {
@@ -317,7 +332,11 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 			return nil, err
 		}
 	}
-	var runs []scenarioRun
+	var (
+		runs []scenarioRun
+		open *openLoopReport
+		h2   *h2Report
+	)
 	for si, sc := range o.scenarios() {
 		var targets []*target
 		for _, e := range endpoints {
@@ -357,6 +376,16 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 			}
 			fmt.Fprintf(log, "loadtest: round %d/%d done\n", round+1, o.rounds)
 		}
+		if si == 0 && o.openLoop > 0 {
+			if open, err = runOpenLoop(ctx, o, targets, log); err != nil {
+				return nil, err
+			}
+		}
+		if sc.TLS && o.h2 && h2 == nil {
+			if h2, err = runH2(ctx, o, targets, tick, log); err != nil {
+				return nil, err
+			}
+		}
 		for _, t := range targets {
 			t.client.CloseIdleConnections()
 		}
@@ -389,6 +418,8 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	rep.addQuota(quota)
 	rep.addConsole()
 	rep.addRS256()
+	rep.addPGO()
+	rep.OpenLoop, rep.H2 = open, h2
 	if sink != nil {
 		rep.addTracing(runs[0].targets, int64(sink.SpanCount()))
 	}

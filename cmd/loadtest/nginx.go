@@ -37,7 +37,7 @@ http {
 	}
 	server {
 		listen {{listen}};
-		listen {{tlsListen}} ssl;
+		listen {{tlsListen}} ssl http2;
 		ssl_certificate {{dir}}/cert.pem;
 		ssl_certificate_key {{dir}}/key.pem;
 		ssl_protocols TLSv1.2 TLSv1.3;

@@ -53,6 +53,14 @@ type options struct {
 	// rs256 adds the gateway verifying RS256 tokens of a key set the
 	// harness serves (target gateway-rs256).
 	rs256 bool
+	// openLoop, when above 0, adds an open-loop stretch to the first
+	// scenario: every target sent openLoop times the bare proxy's
+	// closed-loop rate (openloop.go).
+	openLoop float64
+	// h2 drives the TLS targets over HTTP/2 with h2load too (h2.go).
+	h2 bool
+	// noPGO adds the gateway built with -pgo=off (target gateway-nopgo).
+	noPGO bool
 	// out is where the JSON summary goes; empty: nowhere.
 	out string
 	// cache runs the response cache's scenario instead (cache.go): the
@@ -101,6 +109,9 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.nginx, "nginx", true, "add nginx pass-through (proxy_pass with keep-alive upstream connections) as a reference when nginx is installed")
 	fs.BoolVar(&o.console, "console", false, "also measure the gateway with the console's recording off (console.record false, target gateway-norecord): what the recording costs a request")
 	fs.BoolVar(&o.rs256, "rs256", false, "also measure the gateway verifying RS256 tokens from a JWKS the harness serves (target gateway-rs256) beside the gateway verifying HS256 ones: 1000 users' tokens each, reused")
+	fs.Float64Var(&o.openLoop, "openloop", 0, "also send every target of the first scenario this fraction (0.7) of the bare proxy's closed-loop rate, open-loop (requests due on a schedule, latency counted from when each was due), in interleaved rounds, and report p50/p90/p99/p99.9/max per target; 0: off")
+	fs.BoolVar(&o.h2, "h2", false, "with -tls: also drive the TLS targets over HTTP/2 with h2load (when installed), in interleaved rounds")
+	fs.BoolVar(&o.noPGO, "nopgo", false, "also measure the gateway built without its profile (go build -pgo=off, target gateway-nopgo) beside the one built with cmd/gateway/default.pgo, as the image is")
 	fs.StringVar(&o.out, "out", "", "also write the JSON summary to this file")
 	fs.Var(&o.tracing, "tracing", "comma-separated sample ratios (0.01,1): one more gateway target per ratio, with tracing on, exporting over OTLP/HTTP to a span sink in the harness")
 	fs.BoolVar(&o.cache, "cache", false, "the response cache's scenario instead: one describe asked by -cache-clients clients of -cache-replicas gateways sharing a redis-server; hits, misses and the uncached route side by side, and the backend's calls per ttl")
@@ -151,6 +162,10 @@ func (o *options) check() error {
 		return errors.New("-rounds must be at least 1")
 	case o.concurrency < 1 || o.concurrency > maxConns:
 		return fmt.Errorf("-concurrency must be from 1 to %d", maxConns)
+	case o.openLoop < 0 || o.openLoop > 1:
+		return errors.New("-openloop must be from 0 (off) to 1")
+	case o.h2 && !o.tls:
+		return errors.New("-h2 drives the TLS targets: it needs -tls")
 	}
 	per := len(o.targetNames()) + 2 // the TLS and nginx targets, at most
 	scenarios := len(o.scenarios())
@@ -160,7 +175,14 @@ func (o *options) check() error {
 		}
 		per, scenarios = len(cacheTargets), 1
 	}
-	if total := time.Duration(scenarios*per) * (time.Duration(o.rounds)*o.duration + o.warmup); total > maxRun {
+	total := time.Duration(scenarios*per) * (time.Duration(o.rounds)*o.duration + o.warmup)
+	if o.openLoop > 0 {
+		total += time.Duration(per*o.rounds) * o.duration
+	}
+	if o.h2 {
+		total += time.Duration(3*o.rounds) * o.duration
+	}
+	if total > maxRun {
 		return fmt.Errorf("a run of %s is longer than the %s bound", total, maxRun)
 	}
 	return nil

@@ -52,6 +52,14 @@ type report struct {
 	// RS256 compares gateway-rs256 with the gateway in the first scenario
 	// (-rs256).
 	RS256 *rs256Report `json:"rs256,omitempty"`
+	// PGO compares the gateway with gateway-nopgo in the first scenario
+	// (-nopgo).
+	PGO *pgoReport `json:"pgo,omitempty"`
+	// OpenLoop is the first scenario's targets under a constant rate
+	// (-openloop).
+	OpenLoop *openLoopReport `json:"openLoop,omitempty"`
+	// H2 is the TLS targets over HTTP/2 (-h2).
+	H2 *h2Report `json:"h2,omitempty"`
 	// Cache is the cache scenario's (-cache), whose targets are Targets.
 	Cache *cacheReport `json:"cache,omitempty"`
 	// Scenarios are every scenario of a sweep, the first included (a
@@ -251,6 +259,9 @@ func (r *report) writeTable(w io.Writer) {
 	r.Tracing.writeTable(w)
 	fmt.Fprint(w, r.ConsoleRecording.line())
 	fmt.Fprint(w, r.RS256.line())
+	fmt.Fprint(w, r.PGO.line())
+	r.OpenLoop.writeTable(w)
+	r.H2.writeTable(w)
 }
 
 // loadAverage is the 1-minute load average of /proc/loadavg, 0 when it

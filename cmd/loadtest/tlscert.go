@@ -42,8 +42,9 @@ func selfSigned(host string) (certPEM, keyPEM []byte, err error) {
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), nil
 }
 
-// serverTLS is the TLS configuration of the bare Go TLS proxy: HTTP/1.1
-// only, as every target is driven.
+// serverTLS is the TLS configuration of the bare Go TLS proxy: h2 and
+// HTTP/1.1, as the gateway's TLS listener offers them (the harness's
+// client asks for HTTP/1.1, h2load for h2).
 func serverTLS(host string) (*tls.Config, error) {
 	certPEM, keyPEM, err := selfSigned(host)
 	if err != nil {
@@ -53,5 +54,5 @@ func serverTLS(host string) (*tls.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}, nil
+	return &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}, MinVersion: tls.VersionTLS12}, nil
 }
