@@ -73,11 +73,12 @@ type Server struct {
 	// Pprof serves Go's profiles under /debug/pprof/ on the admin listener.
 	// Default false: a profile costs CPU while it runs and shows internals.
 	Pprof bool `yaml:"pprof"`
-	// HTTP1 is the engine of the API listener when it serves plain HTTP
-	// (tls.mode off): fast (gateway/server/h1server, each request on its
-	// connection's goroutine) or std (net/http's server). With TLS the
-	// listener is net/http's whatever this says. Default fast. A change
-	// needs a restart. See docs/internals/http-engines.md.
+	// HTTP1 is the engine of the API listener's HTTP/1.1: fast
+	// (gateway/server/h1server, each request on its connection's
+	// goroutine; over TLS it does the handshake too and hands connections
+	// that negotiate HTTP/2 to net/http's server) or std (net/http's
+	// server for everything). Default fast. A change needs a restart. See
+	// docs/internals/http-engines.md.
 	HTTP1 string `yaml:"http1"`
 	// PublicURL is the address clients reach the API at (https://api.example.com),
 	// the server of the OpenAPI documents. Default empty: the documents name
