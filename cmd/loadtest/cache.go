@@ -399,7 +399,7 @@ func prepare(ctx context.Context, o options, log io.Writer) (*workspace, error) 
 	}
 	if ws.bin == "" {
 		fmt.Fprintln(log, "loadtest: building the gateway")
-		if ws.bin, err = buildGateway(ctx, ws.dir, log); err != nil {
+		if ws.bin, err = buildGateway(ctx, ws.dir, "gateway.bin", log); err != nil {
 			removeDir()
 			return nil, err
 		}

@@ -23,12 +23,12 @@ import (
 const gatewayPath = "/v2/accounts"
 
 // buildGateway compiles cmd/gateway into dir as the image does
-// (apptest.BuildAsImage), beside the gateways' own directories (one is
-// named gateway, so the binary is not): the harness measures the binary
-// users deploy.
-func buildGateway(ctx context.Context, dir string, log io.Writer) (string, error) {
-	bin := filepath.Join(dir, "gateway.bin")
-	if err := apptest.BuildAsImage(ctx, bin, log); err != nil {
+// (apptest.BuildAsImage, with flags added to go build's), as name, beside
+// the gateways' own directories (one is named gateway, so the binary is
+// not): the harness measures the binary users deploy.
+func buildGateway(ctx context.Context, dir, name string, log io.Writer, flags ...string) (string, error) {
+	bin := filepath.Join(dir, name)
+	if err := apptest.BuildAsImage(ctx, bin, log, flags...); err != nil {
 		return "", err
 	}
 	return bin, nil

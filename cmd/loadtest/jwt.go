@@ -145,37 +145,3 @@ func startRS256Gateway(ctx context.Context, ks *keySet, bin, dir, host, backend,
 	}
 	return endpoint{name: targetGatewayRS256, base: g.url, path: gatewayPath, proc: g, auth: auth}, nil
 }
-
-// addRS256 compares gateway-rs256 with the gateway (HS256) in the first
-// scenario, when both were measured.
-func (r *report) addRS256() {
-	byName := map[string]targetReport{}
-	for _, t := range r.Targets {
-		byName[t.Name] = t
-	}
-	rs, ok := byName[targetGatewayRS256]
-	if !ok {
-		return
-	}
-	hs := byName[targetGateway]
-	r.RS256 = &rs256Report{RS256VsHS256: versus(rs, hs), CPUMicrosPerRequestDelta: rs.CPUMicrosPerR - hs.CPUMicrosPerR}
-}
-
-// rs256Report is what RS256 tokens cost against HS256 ones (-rs256).
-type rs256Report struct {
-	// RS256VsHS256 are gateway-rs256's figures divided by the gateway's.
-	RS256VsHS256 ratios `json:"rs256VsHS256"`
-	// CPUMicrosPerRequestDelta is gateway-rs256's CPU per request minus
-	// the gateway's, in microseconds.
-	CPUMicrosPerRequestDelta float64 `json:"cpuMicrosPerRequestDelta"`
-}
-
-// line is the table's line for r; "" when not measured.
-func (r *rs256Report) line() string {
-	if r == nil {
-		return ""
-	}
-	g := r.RS256VsHS256
-	return fmt.Sprintf("gateway-rs256 / gateway (RS256 tokens from a JWKS vs HS256, first scenario): CPU per request %.3fx (%+.2f µs), p50 %.2fx, p99 %.2fx, req/s %.2fx\n",
-		g.CPUPerRequest, r.CPUMicrosPerRequestDelta, g.P50, g.P99, g.RPS)
-}

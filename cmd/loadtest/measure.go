@@ -243,7 +243,8 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		endpoints = append(endpoints, rs)
 	}
 	if o.noPGO {
-		nopgo, err := buildNoPGO(ctx, dir, log)
+		fmt.Fprintln(log, "loadtest: building the gateway without its profile (-pgo=off)")
+		nopgo, err := buildGateway(ctx, dir, "gateway-nopgo.bin", log, "-pgo=off")
 		if err != nil {
 			return nil, err
 		}
@@ -416,9 +417,9 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	rep := newReport(o, runs, lines.Load())
 	rep.addCluster(cluster)
 	rep.addQuota(quota)
-	rep.addConsole()
-	rep.addRS256()
-	rep.addPGO()
+	rep.ConsoleRecording = rep.pair(targetGateway, targetGatewayNoRecord, "console recording on vs off")
+	rep.RS256 = rep.pair(targetGatewayRS256, targetGateway, "RS256 tokens from a JWKS vs HS256")
+	rep.PGO = rep.pair(targetGateway, targetGatewayNoPGO, "built with cmd/gateway/default.pgo vs -pgo=off")
 	rep.OpenLoop, rep.H2 = open, h2
 	if sink != nil {
 		rep.addTracing(runs[0].targets, int64(sink.SpanCount()))

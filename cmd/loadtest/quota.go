@@ -78,13 +78,12 @@ func (r *report) addQuota(q *quotaReport) {
 	if q == nil {
 		return
 	}
-	byName := map[string]targetReport{}
-	for _, t := range r.Targets {
-		byName[t.Name] = t
-	}
-	q.QuotaVsGateway = versus(byName[targetGatewayQuota], byName[targetGateway])
-	if rq, ok := byName[targetGatewayRedisQuota]; ok {
-		v := versus(rq, byName[targetGatewayRedis])
+	quota, _ := r.target(targetGatewayQuota)
+	gw, _ := r.target(targetGateway)
+	q.QuotaVsGateway = versus(quota, gw)
+	if rq, ok := r.target(targetGatewayRedisQuota); ok {
+		redis, _ := r.target(targetGatewayRedis)
+		v := versus(rq, redis)
 		q.RedisQuotaVsRedis = &v
 	}
 	r.Quota = q

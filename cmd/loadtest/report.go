@@ -46,15 +46,14 @@ type report struct {
 	// Tracing compares the traced gateways with the untraced one in the
 	// first scenario (-tracing).
 	Tracing *tracingReport `json:"tracing,omitempty"`
-	// ConsoleRecording compares the gateway with gateway-norecord in the
-	// first scenario (-console).
-	ConsoleRecording *consoleReport `json:"consoleRecording,omitempty"`
-	// RS256 compares gateway-rs256 with the gateway in the first scenario
-	// (-rs256).
-	RS256 *rs256Report `json:"rs256,omitempty"`
-	// PGO compares the gateway with gateway-nopgo in the first scenario
-	// (-nopgo).
-	PGO *pgoReport `json:"pgo,omitempty"`
+	// ConsoleRecording compares the gateway (recording) with
+	// gateway-norecord (-console).
+	ConsoleRecording *pairReport `json:"consoleRecording,omitempty"`
+	// RS256 compares gateway-rs256 with the gateway (HS256) (-rs256).
+	RS256 *pairReport `json:"rs256,omitempty"`
+	// PGO compares the gateway (built with cmd/gateway/default.pgo) with
+	// gateway-nopgo (-nopgo).
+	PGO *pairReport `json:"pgo,omitempty"`
 	// OpenLoop is the first scenario's targets under a constant rate
 	// (-openloop).
 	OpenLoop *openLoopReport `json:"openLoop,omitempty"`
@@ -182,11 +181,9 @@ func (r *report) addCluster(c *clusterReport) {
 	if c == nil {
 		return
 	}
-	byName := map[string]targetReport{}
-	for _, t := range r.Targets {
-		byName[t.Name] = t
-	}
-	c.RedisVsMemory = versus(byName[targetGatewayRedis], byName[targetGateway])
+	redis, _ := r.target(targetGatewayRedis)
+	memory, _ := r.target(targetGateway)
+	c.RedisVsMemory = versus(redis, memory)
 	r.Cluster = c
 }
 

@@ -100,10 +100,7 @@ type tracingReport struct {
 // addTracing compares the traced targets (ratio above 0) of one scenario
 // with its gateway.
 func (r *report) addTracing(targets []*target, spans int64) {
-	byName := map[string]targetReport{}
-	for _, t := range r.Targets {
-		byName[t.Name] = t
-	}
+	gw, _ := r.target(targetGateway)
 	var tr *tracingReport
 	for _, t := range targets {
 		if t.ratio == 0 {
@@ -112,7 +109,8 @@ func (r *report) addTracing(targets []*target, spans int64) {
 		if tr == nil {
 			tr = &tracingReport{VsGateway: map[string]ratios{}, Spans: spans}
 		}
-		tr.VsGateway[t.name] = versus(byName[t.name], byName[targetGateway])
+		traced, _ := r.target(t.name)
+		tr.VsGateway[t.name] = versus(traced, gw)
 		tr.SpansExpected += int64(2 * t.ratio * float64(t.requests))
 	}
 	r.Tracing = tr

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"context"
 	"crypto/tls"
 	"log/slog"
 	"net"
@@ -51,13 +50,7 @@ func TestAPIListenerCapsConnections(t *testing.T) {
 			ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 			s, err := Listen(cfg, tlsCfg, ok, http.NotFoundHandler(), slog.New(slog.DiscardHandler))
 			require.NoError(t, err)
-			ctx, cancel := context.WithCancel(context.Background())
-			served := make(chan error, 1)
-			go func() {
-				served <- s.Serve(ctx, func() (context.Context, context.CancelFunc) {
-					return context.WithTimeout(context.Background(), 5*time.Second)
-				})
-			}()
+			cancel, served := serveInBackground(s)
 			t.Cleanup(func() {
 				cancel()
 				<-served

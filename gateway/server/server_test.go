@@ -37,13 +37,7 @@ func TestDrainFinishesInFlightRequests(t *testing.T) {
 	})
 	s, err := Listen(testConfig(), nil, slow, http.NotFoundHandler(), slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() {
-		served <- s.Serve(ctx, func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(context.Background(), 5*time.Second)
-		})
-	}()
+	cancel, served := serveInBackground(s)
 	const n = 10
 	var ok atomic.Int32
 	var wg sync.WaitGroup
@@ -224,13 +218,7 @@ func TestHTTP1Engine(t *testing.T) {
 			require.NoError(t, err)
 			_, std := s.api.(*http.Server)
 			assert.Equal(t, tt.std, std)
-			ctx, cancel := context.WithCancel(context.Background())
-			served := make(chan error, 1)
-			go func() {
-				served <- s.Serve(ctx, func() (context.Context, context.CancelFunc) {
-					return context.WithTimeout(context.Background(), 5*time.Second)
-				})
-			}()
+			cancel, served := serveInBackground(s)
 			client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 			scheme := "http://"
 			if tt.tls != nil {
@@ -246,4 +234,17 @@ func TestHTTP1Engine(t *testing.T) {
 			require.NoError(t, <-served)
 		})
 	}
+}
+
+// serveInBackground runs s until cancel is called (what SIGTERM does);
+// served then gets what Serve returned, after a drain of at most 5s.
+func serveInBackground(s *Server) (cancel context.CancelFunc, served <-chan error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Serve(ctx, func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 5*time.Second)
+		})
+	}()
+	return cancel, done
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -29,13 +28,7 @@ func tlsServer(t *testing.T, engine string, handler http.Handler) *Server {
 	cfg.HTTP1 = engine
 	s, err := Listen(cfg, tlsCfg, handler, http.NotFoundHandler(), slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() {
-		served <- s.Serve(ctx, func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(context.Background(), 5*time.Second)
-		})
-	}()
+	cancel, served := serveInBackground(s)
 	t.Cleanup(func() {
 		cancel()
 		assert.NoError(t, <-served)
@@ -151,13 +144,7 @@ func TestTLSDrainFinishesInFlightRequests(t *testing.T) {
 				_, _ = io.WriteString(w, r.Proto)
 			}), http.NotFoundHandler(), slog.New(slog.DiscardHandler))
 			require.NoError(t, err)
-			ctx, cancel := context.WithCancel(context.Background())
-			served := make(chan error, 1)
-			go func() {
-				served <- s.Serve(ctx, func() (context.Context, context.CancelFunc) {
-					return context.WithTimeout(context.Background(), 5*time.Second)
-				})
-			}()
+			cancel, served := serveInBackground(s)
 			client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: alpn}, //nolint:gosec // the test's own certificate
 				ForceAttemptHTTP2: alpn[0] == "h2"}}
 			defer client.CloseIdleConnections()
