@@ -111,14 +111,16 @@ func runGateway(ctx context.Context, g gatewayRun) (*child, error) {
 	return c, nil
 }
 
-// profileGateway fetches a CPU profile of the gateway covering d from now
-// (whole seconds, at least one) into path; the channel reports the outcome.
-func profileGateway(admin string, d time.Duration, path string) <-chan error {
+// profileGateway fetches a profile of the gateway covering d from now
+// (whole seconds, at least one) into path: kind is "profile" (CPU) or
+// "allocs" (what was allocated meanwhile). The channel reports the
+// outcome.
+func profileGateway(admin, kind string, d time.Duration, path string) <-chan error {
 	done := make(chan error, 1)
 	secs := max(1, int(d/time.Second))
 	go func() {
 		client := &http.Client{Timeout: time.Duration(secs)*time.Second + 30*time.Second}
-		resp, err := client.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", admin, secs))
+		resp, err := client.Get(fmt.Sprintf("%s/debug/pprof/%s?seconds=%d", admin, kind, secs))
 		if err != nil {
 			done <- err
 			return
@@ -253,4 +255,25 @@ func checkAnswer(client *http.Client, url string, records int) error {
 		return fmt.Errorf("GET %s: %d records, want %d", url, len(list), want)
 	}
 	return nil
+}
+
+// gatewayProfile is a profile being fetched (profileGateway).
+type gatewayProfile struct {
+	what, path string
+	done       <-chan error
+}
+
+// startProfiles starts fetching the profiles the flags ask for, each
+// covering one measured stretch from now.
+func (o *options) startProfiles(admin string) []gatewayProfile {
+	var ps []gatewayProfile
+	for _, p := range []struct{ what, kind, path string }{
+		{"CPU profile", "profile", o.cpuprofile},
+		{"allocation profile", "allocs", o.allocprofile},
+	} {
+		if p.path != "" {
+			ps = append(ps, gatewayProfile{what: p.what, path: p.path, done: profileGateway(admin, p.kind, o.duration, p.path)})
+		}
+	}
+	return ps
 }

@@ -51,7 +51,9 @@ func smokeRun(t *testing.T, why string, redis bool, args ...string) report {
 
 func TestSmokeRun(t *testing.T) {
 	profile := filepath.Join(t.TempDir(), "gateway.prof")
-	rep := smokeRun(t, "starts four processes and builds the gateway", false, "-smoke", "-json", "-cpuprofile", profile, "-console", "-rs256")
+	allocs := filepath.Join(t.TempDir(), "allocs.prof")
+	rep := smokeRun(t, "starts four processes and builds the gateway", false, "-smoke", "-json", "-cpuprofile", profile,
+		"-allocprofile", allocs, "-console", "-rs256")
 	require.Len(t, rep.Targets, 6)
 	for _, tr := range rep.Targets {
 		assert.Positive(t, tr.Requests, tr.Name)
@@ -73,10 +75,12 @@ func TestSmokeRun(t *testing.T) {
 	require.NotNil(t, rep.GatewayStdVsProxy)
 	assert.Positive(t, rep.GatewayStdVsProxy.CPUPerRequest)
 	assert.GreaterOrEqual(t, rep.CallLogLines, rep.Targets[2].Requests, "every gateway call is logged to the collector")
-	prof, err := os.ReadFile(profile)
-	require.NoError(t, err)
-	require.Greater(t, len(prof), 2)
-	assert.Equal(t, []byte{0x1f, 0x8b}, prof[:2], "a gzipped pprof profile")
+	for _, path := range []string{profile, allocs} {
+		prof, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.Greater(t, len(prof), 2)
+		assert.Equal(t, []byte{0x1f, 0x8b}, prof[:2], "%s: a gzipped pprof profile", path)
+	}
 }
 
 // -tracing adds a gateway tracing every request, exporting to the span sink.

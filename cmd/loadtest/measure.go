@@ -361,18 +361,18 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 			// Rotated so that no target always runs right after the same one.
 			for i := range targets {
 				t := targets[(i+round)%len(targets)]
-				var profile <-chan error
-				if si == 0 && round == 0 && t.proc == gw && o.cpuprofile != "" {
-					profile = profileGateway(gw.admin, o.duration, o.cpuprofile)
+				var profiles []gatewayProfile
+				if si == 0 && round == 0 && t.proc == gw {
+					profiles = o.startProfiles(gw.admin)
 				}
 				if err := t.round(ctx, o, sc.Conns, tick); err != nil {
 					return nil, err
 				}
-				if profile != nil {
-					if err := <-profile; err != nil {
-						return nil, fmt.Errorf("gateway CPU profile: %w", err)
+				for _, p := range profiles {
+					if err := <-p.done; err != nil {
+						return nil, fmt.Errorf("gateway %s: %w", p.what, err)
 					}
-					fmt.Fprintf(log, "loadtest: gateway CPU profile of round 1 in %s\n", o.cpuprofile)
+					fmt.Fprintf(log, "loadtest: gateway %s of round 1 in %s\n", p.what, p.path)
 				}
 			}
 			fmt.Fprintf(log, "loadtest: round %d/%d done\n", round+1, o.rounds)

@@ -12,16 +12,17 @@ import (
 
 // options are the harness's flags.
 type options struct {
-	host        string
-	duration    time.Duration
-	warmup      time.Duration
-	rounds      int
-	concurrency int
-	gatewayBin  string
-	json        bool
-	smoke       bool
-	keep        bool
-	cpuprofile  string
+	host         string
+	duration     time.Duration
+	warmup       time.Duration
+	rounds       int
+	concurrency  int
+	gatewayBin   string
+	json         bool
+	smoke        bool
+	keep         bool
+	cpuprofile   string
+	allocprofile string
 	// std adds the gateway on the std HTTP/1 engines (target gateway-std).
 	std bool
 	// cluster adds the gateway on the redis store beside the one on the
@@ -91,6 +92,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.smoke, "smoke", false, "a run of a few seconds proving the harness works (overrides duration, warmup, rounds)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temp dir (config, gateway log) and print its path")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway during its first measured stretch to this file")
+	fs.StringVar(&o.allocprofile, "allocprofile", "", "write a profile of what the gateway allocated during its first measured stretch to this file (go tool pprof -sample_index=alloc_space)")
 	fs.BoolVar(&o.std, "std", true, "also measure the gateway with both HTTP/1 engine switches on std (target gateway-std)")
 	fs.BoolVar(&o.gzip, "gzip", false, "the client sends Accept-Encoding: gzip and the gateways compress (server.compression on); answers are read as sent, compressed")
 	fs.BoolVar(&o.quota, "quota", false, "also run the gateway with a quota counting every request and its upstream guarded by an org allowance read from every answer (target gateway-quota; gateway-redis-quota too with -cluster)")
