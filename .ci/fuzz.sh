@@ -10,7 +10,7 @@
 # reading of h2load's summary for a bounded time each,
 # beyond the seed corpora that `go test ./...` already runs. FUZZTIME sets
 # the time per target (default 20s); a failing input is written under the
-# package's testdata/fuzz and fails the run.
+# package's testdata/fuzz and fails the run (.ci/fuzz-one.sh runs each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +29,6 @@ for entry in "${packages[@]}"; do
   fi
   for target in $targets; do
     echo "-- ${pkg} ${target} (${fuzztime})"
-    go test -run '^$' -fuzz "^${target}\$" -fuzztime "${fuzztime}" "${pkg}"
+    bash .ci/fuzz-one.sh "${pkg}" "${target}" "${fuzztime}"
   done
 done

@@ -15,5 +15,5 @@ go test -race -tags purego ./mapping
 go test -race -tags purego -run '^Test(TruncatedBodyWithALongKeyIsRefused|InvalidUTF8IsRefusedOnEveryRoute|MembersMappedToOneFieldAreRefused)$' ./gateway/app
 for target in FuzzRewrite FuzzRoundTrip FuzzRewritePredict; do
   echo "-- ./mapping ${target} -tags purego (${fuzztime})"
-  go test -tags purego -run '^$' -fuzz "^${target}\$" -fuzztime "${fuzztime}" ./mapping
+  bash .ci/fuzz-one.sh ./mapping "${target}" "${fuzztime}" -tags purego
 done
