@@ -277,3 +277,25 @@ func assertProblems(t *testing.T, yaml string, wants []string) {
 		assert.Contains(t, err.Error(), w)
 	}
 }
+
+// assertExactProblems checks that yaml, parsed then validated, reports
+// exactly wants (each contained in one problem; none when wants is
+// empty), whether the parse or the validation finds them, and returns
+// the error.
+func assertExactProblems(t *testing.T, yaml string, wants []string) error {
+	t.Helper()
+	cfg, err := Parse([]byte(yaml), env(nil))
+	if err == nil {
+		err = Validate(cfg)
+	}
+	if len(wants) == 0 {
+		assert.NoError(t, err)
+		return nil
+	}
+	require.Error(t, err)
+	assert.Len(t, Problems(err), len(wants), err.Error())
+	for _, w := range wants {
+		assert.ErrorContains(t, err, w)
+	}
+	return err
+}

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestValidateQuotasAndAllowance(t *testing.T) {
@@ -59,19 +58,7 @@ func TestValidateQuotasAndAllowance(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
-			cfg, err := Parse([]byte("versions: [v1]\n"+tt.yaml), env(nil))
-			if err == nil {
-				err = Validate(cfg)
-			}
-			if len(tt.wants) == 0 {
-				assert.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.Len(t, Problems(err), len(tt.wants), err.Error())
-			for _, w := range tt.wants {
-				assert.ErrorContains(t, err, w)
-			}
+			assertExactProblems(t, "versions: [v1]\n"+tt.yaml, tt.wants)
 		})
 	}
 }
