@@ -101,7 +101,13 @@ func Listen(cfg config.Server, tlsCfg *tls.Config, api, metrics http.Handler, lo
 	headerRead := headerReadLimit(cfg.Limits.MaxHeaderBytes)
 	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	std := &http.Server{Handler: api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
-		IdleTimeout: t.Idle, MaxHeaderBytes: headerRead, ErrorLog: errLog, TLSConfig: tlsCfg}
+		IdleTimeout: t.Idle, MaxHeaderBytes: headerRead, ErrorLog: errLog}
+	if tlsCfg != nil {
+		// net/http's Serve writes to its server's TLSConfig (the HTTP/2
+		// defaults): on a copy, so that it never races with the handshakes
+		// h1server does with tlsCfg, nor with another user of tlsCfg
+		std.TLSConfig = tlsCfg.Clone()
+	}
 	h1 := h1server.Options{ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
 		IdleTimeout: t.Idle, MaxHeaderBytes: headerRead}
 	switch {

@@ -232,6 +232,11 @@ func TestHTTP1Engine(t *testing.T) {
 			client.CloseIdleConnections()
 			cancel()
 			require.NoError(t, <-served)
+			if tt.tls != nil {
+				// the caller's configuration is read, never written (the
+				// subtests share it)
+				assert.False(t, tt.tls.PreferServerCipherSuites)
+			}
 		})
 	}
 }

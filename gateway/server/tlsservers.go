@@ -24,7 +24,8 @@ type tlsServers struct {
 }
 
 // newTLSServers serves h on TLS connections with cfg: HTTP/1.1 by an
-// h1server of o, HTTP/2 by h2 (net/http's server, whose TLSConfig is cfg).
+// h1server of o, HTTP/2 by h2 (net/http's server, whose TLSConfig is a copy
+// of cfg).
 // addr is the listener's address.
 func newTLSServers(h http.Handler, o h1server.Options, cfg *tls.Config, h2 *http.Server, addr net.Addr, logger *slog.Logger) *tlsServers {
 	s := &tlsServers{h2: h2, h2q: newConnQueue(addr)}
