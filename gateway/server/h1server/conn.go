@@ -274,7 +274,10 @@ func (c *conn) lingerClose() {
 func (c *conn) serveRequest(ex *incoming) bool {
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
-	req := ex.req.WithContext(ctx)
+	// the request is this exchange's own, so it takes its context in
+	// place: WithContext's copy, inlined, lives on the stack
+	ex.req = *ex.req.WithContext(ctx)
+	req := &ex.req
 	w := &c.resp
 	w.reset(req)
 	hs := &ex.handles
