@@ -127,18 +127,25 @@ func TestSmokeRunGzip(t *testing.T) {
 
 // -openloop sends every target but the backend a share of the proxy's
 // closed-loop rate on a schedule and reports their latency percentiles;
-// -nopgo adds the gateway built without its profile.
+// -nopgo adds the gateway built without its profile, -gogc the gateway at
+// another GOGC.
 func TestSmokeRunOpenLoopAndNoPGO(t *testing.T) {
-	rep := smokeRun(t, "starts four processes and builds the gateway twice", false, "-smoke", "-json", "-openloop", "0.3", "-nopgo", "-std=false", "-nginx=false")
-	require.Len(t, rep.Targets, 4)
+	rep := smokeRun(t, "starts five processes and builds the gateway twice", false, "-smoke", "-json", "-openloop", "0.3", "-nopgo",
+		"-gogc", "400", "-std=false", "-nginx=false")
+	require.Len(t, rep.Targets, 5)
 	assert.Equal(t, targetGatewayNoPGO, rep.Targets[3].Name)
-	assert.Positive(t, rep.Targets[3].Requests)
+	assert.Equal(t, "gateway-gogc400", rep.Targets[4].Name)
+	for _, tr := range rep.Targets[3:] {
+		assert.Positive(t, tr.Requests, tr.Name)
+	}
 	require.NotNil(t, rep.PGO)
 	assert.Positive(t, rep.PGO.Ratio.CPUPerRequest)
+	require.NotNil(t, rep.GOGC)
+	assert.Positive(t, rep.GOGC.Ratio.CPUPerRequest)
 	ol := rep.OpenLoop
 	require.NotNil(t, ol)
 	assert.InDelta(t, 0.3*ol.ProxyRPS, ol.Rate, 0.01)
-	require.Len(t, ol.Targets, 3, "the backend is not a target of the open loop")
+	require.Len(t, ol.Targets, 4, "the backend is not a target of the open loop")
 	for _, tr := range ol.Targets {
 		assert.Positive(t, tr.Due, tr.Name)
 		assert.Equal(t, tr.Due, tr.Answered+tr.Errors, "%s: every request due was sent", tr.Name)

@@ -69,6 +69,9 @@ func (o *options) targetNames() []string {
 	if o.noPGO {
 		names = append(names, targetGatewayNoPGO)
 	}
+	if o.gogc > 0 {
+		names = append(names, gogcName(o.gogc))
+	}
 	for _, r := range o.tracing {
 		names = append(names, tracedName(r))
 	}
@@ -255,6 +258,16 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		gateways = append(gateways, off)
 		endpoints = append(endpoints, endpoint{name: targetGatewayNoPGO, base: off.url, path: gatewayPath, proc: off})
 	}
+	if o.gogc > 0 {
+		name := gogcName(o.gogc)
+		g, err := startGateway(ctx, bin, filepath.Join(dir, name), o.host, "fast", false, backend.url, lines.url,
+			append(append([]string(nil), env...), gogcEnv(o.gogc)...))
+		if err != nil {
+			return nil, err
+		}
+		gateways = append(gateways, g)
+		endpoints = append(endpoints, endpoint{name: name, base: g.url, path: gatewayPath, proc: g})
+	}
 	var shared *clusterRun
 	if o.cluster {
 		if shared, err = startClusterGateway(ctx, bin, dir, o.host, backend.url, lines.url); err != nil {
@@ -420,6 +433,7 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 	rep.ConsoleRecording = rep.pair(targetGateway, targetGatewayNoRecord, "console recording on vs off")
 	rep.RS256 = rep.pair(targetGatewayRS256, targetGateway, "RS256 tokens from a JWKS vs HS256")
 	rep.PGO = rep.pair(targetGateway, targetGatewayNoPGO, "built with cmd/gateway/default.pgo vs -pgo=off")
+	rep.GOGC = rep.pair(gogcName(o.gogc), targetGateway, fmt.Sprintf("GOGC=%d vs 100", o.gogc))
 	rep.OpenLoop, rep.H2 = open, h2
 	if sink != nil {
 		rep.addTracing(runs[0].targets, int64(sink.SpanCount()))

@@ -54,6 +54,8 @@ type report struct {
 	// PGO compares the gateway (built with cmd/gateway/default.pgo) with
 	// gateway-nopgo (-nopgo).
 	PGO *pairReport `json:"pgo,omitempty"`
+	// GOGC compares gateway-gogcN with the gateway (GOGC 100) (-gogc).
+	GOGC *pairReport `json:"gogc,omitempty"`
 	// OpenLoop is the first scenario's targets under a constant rate
 	// (-openloop).
 	OpenLoop *openLoopReport `json:"openLoop,omitempty"`
@@ -257,6 +259,7 @@ func (r *report) writeTable(w io.Writer) {
 	fmt.Fprint(w, r.ConsoleRecording.line())
 	fmt.Fprint(w, r.RS256.line())
 	fmt.Fprint(w, r.PGO.line())
+	fmt.Fprint(w, r.GOGC.line())
 	r.OpenLoop.writeTable(w)
 	r.H2.writeTable(w)
 }
