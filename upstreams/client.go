@@ -143,7 +143,14 @@ func (c *Client) Close() { c.transport.CloseIdleConnections() }
 // req is not modified; credentials and the trace context of req.Context()
 // are set on a copy. Requests are not redirected.
 func (c *Client) Do(req *http.Request) (*http.Response, error) {
-	k := &call{c: c, parent: req.Context(), start: time.Now()}
+	return c.DoContext(req.Context(), req)
+}
+
+// DoContext is Do under ctx in place of req's own context (which it
+// ignores): an adapter sends one prebuilt request under each call's
+// context without a copy of it bound to that context (WithContext's).
+func (c *Client) DoContext(ctx context.Context, req *http.Request) (*http.Response, error) {
+	k := &call{c: c, parent: ctx, start: time.Now()}
 	k.state = CallStateFrom(k.parent)
 	if c.allowance != nil {
 		if e := k.admitAllowance(); e != nil {
@@ -448,14 +455,15 @@ func drainAndClose(resp *http.Response) {
 // The header's value slices and the URL are shared with req rather than
 // copied as Clone would: neither transport modifies them and prepare only
 // replaces whole entries, so req stays as the caller built it. When the
-// call's context is req's own (a transport that enforces the deadline) the
-// first attempt's copy lives in the call, not in an allocation of its own;
-// a later attempt gets a fresh one, so an answer already handed out keeps
-// its request.
+// call's context is its parent (a transport that enforces the deadline)
+// the first attempt's copy lives in the call, not in an allocation of its
+// own; a later attempt gets a fresh one, so an answer already handed out
+// keeps its request.
 func (k *call) outgoing(req *http.Request, first bool) *http.Request {
 	var out *http.Request
 	if first && k.cancel == nil {
-		k.out = *req // k.ctx is k.parent, req's context
+		// k.ctx is k.parent; WithContext's copy, inlined, lives on the stack
+		k.out = *req.WithContext(k.ctx)
 		out = &k.out
 	} else {
 		out = req.WithContext(k.ctx)

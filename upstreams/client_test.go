@@ -394,3 +394,46 @@ func TestAsError(t *testing.T) {
 		})
 	}
 }
+
+// DoContext sends a request under the context it is given, not the
+// request's own: its call state, its trace and its end are the given
+// context's, on the first attempt and on a retry.
+func TestDoContextSendsUnderTheGivenContext(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var seen []string
+	retried := failFirst(1, http.StatusServiceUnavailable)
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Traceparent"))
+		mu.Unlock()
+		retried(w, r)
+	})
+	s := testSettings(f.srv.URL)
+	s.Retry = RetrySettings{Attempts: 2, Backoff: time.Millisecond, Budget: 1}
+	c, _ := newTestClient(t, s)
+	ctx := traced(t, "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", trace.FlagsSampled, "")
+	state := &CallState{}
+	state.Trace.Capture(ctx)
+	ctx = WithCallState(ctx, state)
+	ended, end := context.WithCancel(context.Background())
+	end()
+	req, err := http.NewRequestWithContext(ended, http.MethodGet, f.srv.URL, nil)
+	require.NoError(t, err)
+
+	resp, err := c.DoContext(ctx, req)
+	require.NoError(t, err, "the request's own context has ended; the given one has not")
+	_, err = io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Positive(t, state.Timing.Total(), "the given context's call state is the call's")
+	mu.Lock()
+	assert.Equal(t, []string{state.Trace.Traceparent()[0], state.Trace.Traceparent()[0]}, seen,
+		"both attempts carry the given context's trace")
+	mu.Unlock()
+	assert.Same(t, ended, req.Context(), "the request is left as it was")
+
+	_, err = c.DoContext(ended, req.WithContext(ctx))
+	assert.Equal(t, KindCanceled, kindOf(err), "an ended given context ends the call")
+}

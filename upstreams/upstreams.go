@@ -31,6 +31,14 @@ type Doer interface {
 	Do(req *http.Request) (*http.Response, error)
 }
 
+// ContextDoer is a Doer that also sends a request under a context given
+// apart from it, ignoring the request's own (Client is one): a prebuilt
+// request goes out under each call's context without a copy per call.
+type ContextDoer interface {
+	Doer
+	DoContext(ctx context.Context, req *http.Request) (*http.Response, error)
+}
+
 // transport is what a Client sends its attempts through.
 type transport interface {
 	http.RoundTripper

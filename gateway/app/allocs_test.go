@@ -12,9 +12,9 @@ import (
 
 // maxRequestAllocs is what GET /v2/accounts may allocate through the whole
 // chain with everything the load harness runs on (BenchmarkGatewayAccountsV2
-// measures 16): a request that allocates more has picked up a context copy,
+// measures 15): a request that allocates more has picked up a context copy,
 // a closure, a header map or a formatted string it did not need.
-// maxRequestBytes bounds their bytes likewise (3.4 KB measured).
+// maxRequestBytes bounds their bytes likewise (3.0 KB measured).
 const (
 	maxRequestAllocs = 20
 	maxRequestBytes  = 4 << 10

@@ -28,8 +28,11 @@ const maxBody = 32 << 20
 
 // Client calls one account controller. Safe for concurrent use.
 type Client struct {
-	base    string
-	doer    upstreams.Doer
+	base string
+	doer upstreams.Doer
+	// ctxDoer is doer when it sends under a context of its own (the
+	// shared client): whole then goes out as it is, no copy per call.
+	ctxDoer upstreams.ContextDoer
 	opts    Options
 	answers upstreams.Answers
 	// jsonType is the value of Accept and Content-Type, shared by every
@@ -37,11 +40,11 @@ type Client struct {
 	// sends a request modifies its header values.
 	jsonType []string
 	// whole is GET of the base URL (the whole list, and every list the
-	// adapter pages), built once: each call binds it to its context
-	// (WithContext), instead of parsing the URL and building a header map
-	// again. Its URL and header are shared and never modified: the shared
-	// client sends a header map of its own. Nil when the base URL does not
-	// parse (each call then reports it).
+	// adapter pages), built once: each call sends it under its context
+	// (ctxDoer, or a copy bound by WithContext), instead of parsing the URL
+	// and building a header map again. Its URL and header are shared and
+	// never modified: the shared client sends a header map of its own. Nil
+	// when the base URL does not parse (each call then reports it).
 	whole *http.Request
 }
 
@@ -53,6 +56,7 @@ type Client struct {
 func New(baseURL string, doer upstreams.Doer, opts Options) *Client {
 	c := &Client{base: strings.TrimRight(baseURL, "/") + "/api/v1/account/", doer: doer, opts: opts.withDefaults(),
 		jsonType: []string{"application/json"}}
+	c.ctxDoer, _ = doer.(upstreams.ContextDoer)
 	if req, err := http.NewRequest(http.MethodGet, c.base, nil); err == nil {
 		req.Header["Accept"] = c.jsonType[:1:1]
 		c.whole = req
@@ -155,7 +159,12 @@ func (c *Client) call(ctx context.Context, method, u string, body []byte, judge 
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.doer.Do(req)
+	var resp *http.Response
+	if c.ctxDoer != nil {
+		resp, err = c.ctxDoer.DoContext(ctx, req)
+	} else {
+		resp, err = c.doer.Do(req)
+	}
 	if err != nil {
 		return nil, upstreams.TransportError(ctx, Name, err)
 	}
@@ -181,9 +190,13 @@ func (c *Client) call(ctx context.Context, method, u string, body []byte, judge 
 }
 
 // request is the request of one call: the prebuilt GET of the base URL
-// bound to ctx when that is what is asked, else a new one.
+// when that is what is asked (bound to ctx unless ctxDoer sends it under
+// ctx), else a new one.
 func (c *Client) request(ctx context.Context, method, u string, body []byte) (*http.Request, error) {
 	if c.whole != nil && method == http.MethodGet && body == nil && u == c.base {
+		if c.ctxDoer != nil {
+			return c.whole, nil
+		}
 		return c.whole.WithContext(ctx), nil
 	}
 	var rd io.Reader
