@@ -404,13 +404,13 @@ func prepare(ctx context.Context, o options, log io.Writer) (*workspace, error) 
 			return nil, err
 		}
 	}
-	lines, stopCollector, err := startCollector(o.host)
+	lines, err := startCollector(ctx, self, o.host)
 	if err != nil {
 		removeDir()
 		return nil, err
 	}
 	ws.lines = lines
-	ws.close = func() { stopCollector(); removeDir() }
+	ws.close = func() { lines.stop(); removeDir() }
 	return ws, nil
 }
 

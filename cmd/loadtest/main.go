@@ -46,6 +46,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	usage := fs.Bool("usage-header", false, "internal: with -serve-backend, report an org's API usage on every answer (Sforce-Limit-Info)")
 	serveProxy := fs.String("serve-proxy", "", "internal: serve a reverse proxy to this backend URL and print its address")
 	serveTLS := fs.Bool("serve-tls", false, "internal: with -serve-proxy, serve over TLS with a self-signed certificate")
+	serveCollectorFlag := fs.Bool("serve-collector", false, "internal: serve the call log collector (POST /log counts lines, GET /count) and print its address")
 	serveData := fs.Bool("serve-data", false, "internal: serve the cache scenario's describe backend (-describe-latency, -describe-fields) and print its address")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -54,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case *serveBackend:
 		err = serveChild(ctx, o.host, stdout, backendHandler(*usage), nil)
+	case *serveCollectorFlag:
+		err = serveCollector(ctx, o.host, stdout)
 	case *serveData:
 		err = serveChild(ctx, o.host, stdout, newDescribeBackend(o.describeLatency, o.describeFields), nil)
 	case *serveProxy != "":

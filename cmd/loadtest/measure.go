@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -508,34 +504,6 @@ func childCommand(self string, args ...string) *exec.Cmd {
 // childEnv marks a re-executed harness, so a test binary serves its role
 // instead of running the tests.
 const childEnv = "LOADTEST_CHILD"
-
-// collector counts the call log lines the gateway ships.
-type collector struct {
-	atomic.Int64
-	url string
-}
-
-func startCollector(host string) (*collector, func(), error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return nil, nil, err
-	}
-	c := &collector{url: "http://" + ln.Addr().String() + "/log"}
-	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		c.Add(int64(strings.Count(string(b), "\n")))
-	})}
-	go func() {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintln(os.Stderr, "loadtest: collector:", err)
-		}
-	}()
-	return c, func() { _ = srv.Close() }, nil
-}
 
 // sync1 makes f safe to call twice: the second call does nothing.
 func sync1(f func()) func() {
