@@ -437,3 +437,32 @@ func TestDoContextSendsUnderTheGivenContext(t *testing.T) {
 	_, err = c.DoContext(ended, req.WithContext(ctx))
 	assert.Equal(t, KindCanceled, kindOf(err), "an ended given context ends the call")
 }
+
+// doerTestKey marks the context TestAsContextDoer sends under.
+type doerTestKey struct{}
+
+// doerFunc is a plain Doer.
+type doerFunc func(*http.Request) (*http.Response, error)
+
+func (f doerFunc) Do(req *http.Request) (*http.Response, error) { return f(req) }
+
+// AsContextDoer keeps a Client as it is and makes a plain Doer send the
+// request bound to the given context.
+func TestAsContextDoer(t *testing.T) {
+	t.Parallel()
+	c, _ := newTestClient(t, testSettings("http://127.0.0.1:1"))
+	assert.Same(t, c, AsContextDoer(c))
+
+	var got context.Context
+	plain := AsContextDoer(doerFunc(func(req *http.Request) (*http.Response, error) {
+		got = req.Context()
+		return nil, errors.New("not sent")
+	}))
+	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:1/", nil)
+	require.NoError(t, err)
+	ctx := context.WithValue(context.Background(), doerTestKey{}, "this call's")
+	_, err = plain.DoContext(ctx, req)
+	require.Error(t, err)
+	assert.Same(t, ctx, got, "sent under the given context")
+	assert.Equal(t, context.Background(), req.Context(), "the request is left as it was")
+}

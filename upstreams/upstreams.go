@@ -39,6 +39,26 @@ type ContextDoer interface {
 	DoContext(ctx context.Context, req *http.Request) (*http.Response, error)
 }
 
+// AsContextDoer is d when it is a ContextDoer; otherwise a ContextDoer
+// whose DoContext sends through d's Do a copy of the request bound to ctx
+// (WithContext), or the request itself when its context is ctx already.
+func AsContextDoer(d Doer) ContextDoer {
+	if cd, ok := d.(ContextDoer); ok {
+		return cd
+	}
+	return bindingDoer{d}
+}
+
+// bindingDoer is AsContextDoer's for a plain Doer (an *http.Client).
+type bindingDoer struct{ Doer }
+
+func (d bindingDoer) DoContext(ctx context.Context, req *http.Request) (*http.Response, error) {
+	if req.Context() != ctx {
+		req = req.WithContext(ctx)
+	}
+	return d.Do(req)
+}
+
 // transport is what a Client sends its attempts through.
 type transport interface {
 	http.RoundTripper

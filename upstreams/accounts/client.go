@@ -28,11 +28,8 @@ const maxBody = 32 << 20
 
 // Client calls one account controller. Safe for concurrent use.
 type Client struct {
-	base string
-	doer upstreams.Doer
-	// ctxDoer is doer when it sends under a context of its own (the
-	// shared client): whole then goes out as it is, no copy per call.
-	ctxDoer upstreams.ContextDoer
+	base    string
+	doer    upstreams.ContextDoer
 	opts    Options
 	answers upstreams.Answers
 	// jsonType is the value of Accept and Content-Type, shared by every
@@ -41,8 +38,8 @@ type Client struct {
 	jsonType []string
 	// whole is GET of the base URL (the whole list, and every list the
 	// adapter pages), built once: each call sends it under its context
-	// (ctxDoer, or a copy bound by WithContext), instead of parsing the URL
-	// and building a header map again. Its URL and header are shared and
+	// (DoContext: the shared client copies no request for it), instead of
+	// parsing the URL and building a header map again. Its URL and header are shared and
 	// never modified: the shared client sends a header map of its own. Nil
 	// when the base URL does not parse (each call then reports it).
 	whole *http.Request
@@ -54,9 +51,8 @@ type Client struct {
 // the gateway, a plain *http.Client in tests. opts say how the backend
 // pages and updates (zero fields: their defaults).
 func New(baseURL string, doer upstreams.Doer, opts Options) *Client {
-	c := &Client{base: strings.TrimRight(baseURL, "/") + "/api/v1/account/", doer: doer, opts: opts.withDefaults(),
-		jsonType: []string{"application/json"}}
-	c.ctxDoer, _ = doer.(upstreams.ContextDoer)
+	c := &Client{base: strings.TrimRight(baseURL, "/") + "/api/v1/account/", doer: upstreams.AsContextDoer(doer),
+		opts: opts.withDefaults(), jsonType: []string{"application/json"}}
 	if req, err := http.NewRequest(http.MethodGet, c.base, nil); err == nil {
 		req.Header["Accept"] = c.jsonType[:1:1]
 		c.whole = req
@@ -159,12 +155,7 @@ func (c *Client) call(ctx context.Context, method, u string, body []byte, judge 
 	if err != nil {
 		return nil, err
 	}
-	var resp *http.Response
-	if c.ctxDoer != nil {
-		resp, err = c.ctxDoer.DoContext(ctx, req)
-	} else {
-		resp, err = c.doer.Do(req)
-	}
+	resp, err := c.doer.DoContext(ctx, req)
 	if err != nil {
 		return nil, upstreams.TransportError(ctx, Name, err)
 	}
@@ -189,15 +180,11 @@ func (c *Client) call(ctx context.Context, method, u string, body []byte, judge 
 	return ans, nil
 }
 
-// request is the request of one call: the prebuilt GET of the base URL
-// when that is what is asked (bound to ctx unless ctxDoer sends it under
-// ctx), else a new one.
+// request is the request of one call, sent under ctx: the prebuilt GET of
+// the base URL when that is what is asked, else a new one.
 func (c *Client) request(ctx context.Context, method, u string, body []byte) (*http.Request, error) {
 	if c.whole != nil && method == http.MethodGet && body == nil && u == c.base {
-		if c.ctxDoer != nil {
-			return c.whole, nil
-		}
-		return c.whole.WithContext(ctx), nil
+		return c.whole, nil
 	}
 	var rd io.Reader
 	if body != nil {
