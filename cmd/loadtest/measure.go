@@ -211,22 +211,28 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		{name: targetProxy, base: proxy.url, path: backendPath, proc: proxy},
 		{name: targetGateway, base: gw.url, path: gatewayPath, proc: gw},
 	}
-	if o.std {
-		std, err := startGateway(ctx, bin, filepath.Join(dir, "gateway-std"), o.host, "std", false, backend.url, lines.url, env)
+	// variant measures beside the others a gateway like the gateway
+	// target but for its binary, its engine and extra environment, named
+	// name (its directory too).
+	variant := func(name, bin, engine string, extra ...string) error {
+		g, err := startGateway(ctx, bin, filepath.Join(dir, name), o.host, engine, false, backend.url, lines.url,
+			append(append([]string(nil), env...), extra...))
 		if err != nil {
+			return err
+		}
+		gateways = append(gateways, g)
+		endpoints = append(endpoints, endpoint{name: name, base: g.url, path: gatewayPath, proc: g})
+		return nil
+	}
+	if o.std {
+		if err := variant(targetGatewayStd, bin, "std"); err != nil {
 			return nil, err
 		}
-		gateways = append(gateways, std)
-		endpoints = append(endpoints, endpoint{name: targetGatewayStd, base: std.url, path: gatewayPath, proc: std})
 	}
 	if o.console {
-		off, err := startGateway(ctx, bin, filepath.Join(dir, "gateway-norecord"), o.host, "fast", false, backend.url, lines.url,
-			append(append([]string(nil), env...), noRecordEnv()...))
-		if err != nil {
+		if err := variant(targetGatewayNoRecord, bin, "fast", noRecordEnv()...); err != nil {
 			return nil, err
 		}
-		gateways = append(gateways, off)
-		endpoints = append(endpoints, endpoint{name: targetGatewayNoRecord, base: off.url, path: gatewayPath, proc: off})
 	}
 	if o.rs256 {
 		ks, err := startKeySet(o.host)
@@ -247,22 +253,14 @@ func measure(ctx context.Context, o options, log io.Writer) (*report, error) {
 		if err != nil {
 			return nil, err
 		}
-		off, err := startGateway(ctx, nopgo, filepath.Join(dir, "gateway-nopgo"), o.host, "fast", false, backend.url, lines.url, env)
-		if err != nil {
+		if err := variant(targetGatewayNoPGO, nopgo, "fast"); err != nil {
 			return nil, err
 		}
-		gateways = append(gateways, off)
-		endpoints = append(endpoints, endpoint{name: targetGatewayNoPGO, base: off.url, path: gatewayPath, proc: off})
 	}
 	if o.gogc > 0 {
-		name := gogcName(o.gogc)
-		g, err := startGateway(ctx, bin, filepath.Join(dir, name), o.host, "fast", false, backend.url, lines.url,
-			append(append([]string(nil), env...), gogcEnv(o.gogc)...))
-		if err != nil {
+		if err := variant(gogcName(o.gogc), bin, "fast", gogcEnv(o.gogc)...); err != nil {
 			return nil, err
 		}
-		gateways = append(gateways, g)
-		endpoints = append(endpoints, endpoint{name: name, base: g.url, path: gatewayPath, proc: g})
 	}
 	var shared *clusterRun
 	if o.cluster {

@@ -117,7 +117,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.Float64Var(&o.openLoop, "openloop", 0, "also send every target of the first scenario this fraction (0.7) of the bare proxy's closed-loop rate, open-loop (requests due on a schedule, latency counted from when each was due), in interleaved rounds, and report p50/p90/p99/p99.9/max per target; 0: off")
 	fs.BoolVar(&o.h2, "h2", false, "with -tls: also drive the TLS targets over HTTP/2 with h2load (when installed), in interleaved rounds")
 	fs.BoolVar(&o.noPGO, "nopgo", false, "also measure the gateway built without its profile (go build -pgo=off, target gateway-nopgo) beside the one built with cmd/gateway/default.pgo, as the image is")
-	fs.IntVar(&o.gogc, "gogc", 0, "also measure the gateway run at GOGC=N (target gateway-gogcN) beside the one at Go's default, 100: what the collector's pace costs")
+	fs.IntVar(&o.gogc, "gogc", 0, "also measure the gateway run at GOGC=N (target gateway-gogcN) beside the one at Go's default, 100: what the garbage collector's pace costs")
 	fs.StringVar(&o.out, "out", "", "also write the JSON summary to this file")
 	fs.Var(&o.tracing, "tracing", "comma-separated sample ratios (0.01,1): one more gateway target per ratio, with tracing on, exporting over OTLP/HTTP to a span sink in the harness")
 	fs.BoolVar(&o.cache, "cache", false, "the response cache's scenario instead: one describe asked by -cache-clients clients of -cache-replicas gateways sharing a redis-server; hits, misses and the uncached route side by side, and the backend's calls per ttl")
