@@ -70,13 +70,20 @@ func drivePaced(ctx context.Context, client *http.Client, url string, conns int,
 	return pacedResult{due: total, answered: answered.Load(), errors: errs.Load(), hist: hist}
 }
 
+// add counts r into p.
+func (p *pacedResult) add(r pacedResult) {
+	p.due += r.due
+	p.answered += r.answered
+	p.errors += r.errors
+	p.hist.Merge(r.hist)
+}
+
 // pacedTarget is one target under open-loop load over every round.
 type pacedTarget struct {
-	name                  string
-	client                *http.Client
-	url                   string
-	due, answered, errors int64
-	hist                  *hdrhistogram.Histogram
+	name   string
+	client *http.Client
+	url    string
+	pacedResult
 }
 
 // runOpenLoop sends every target of the first scenario fraction of the
@@ -98,7 +105,7 @@ func runOpenLoop(ctx context.Context, o options, targets []*target, log io.Write
 		if t.name == targetBackend {
 			continue
 		}
-		paced = append(paced, &pacedTarget{name: t.name, url: t.url, hist: newHistogram(),
+		paced = append(paced, &pacedTarget{name: t.name, url: t.url, pacedResult: pacedResult{hist: newHistogram()},
 			client: newClient(pacedConns, t.secure, o.gzip, t.auth)})
 	}
 	fmt.Fprintf(log, "loadtest: open loop at %.0f req/s (%.2f of the proxy's %.0f)\n", rate, o.openLoop, proxyRPS)
@@ -109,10 +116,7 @@ func runOpenLoop(ctx context.Context, o options, targets []*target, log io.Write
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			p.due += r.due
-			p.answered += r.answered
-			p.errors += r.errors
-			p.hist.Merge(r.hist)
+			p.add(r)
 		}
 		fmt.Fprintf(log, "loadtest: open-loop round %d/%d done\n", round+1, o.rounds)
 	}
