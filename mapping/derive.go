@@ -25,13 +25,27 @@ func Derive(internal string) string {
 	b.WriteString(strings.ToLower(strings.ReplaceAll(namespace, "_", "")))
 	for _, seg := range segs {
 		for _, word := range strings.Split(seg, "_") {
-			writeCapitalised(&b, word)
+			writeWord(&b, word, b.Len() == 0)
 		}
 	}
+	// undecodable bytes of two words can make one letter once the
+	// underscore between them is gone, an upper-case one at the start too
 	return lowerFirst(b.String())
 }
 
-func writeCapitalised(b *strings.Builder, word string) {
+func lowerFirst(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if lower := unicode.ToLower(r); lower != r {
+		return string(lower) + s[size:]
+	}
+	return s
+}
+
+// writeWord writes word with its first letter in lower case when it
+// starts the name, in upper case otherwise. The first letter is lowered
+// as it is, never upper-cased first: ToLower(ToUpper(r)) is another letter
+// for some (ϑ, ς, ſ, µ), and a derived name must derive to itself.
+func writeWord(b *strings.Builder, word string, first bool) {
 	if word == "" {
 		return
 	}
@@ -41,18 +55,10 @@ func writeCapitalised(b *strings.Builder, word string) {
 		b.WriteString(word)
 		return
 	}
-	b.WriteRune(unicode.ToUpper(r))
+	if first {
+		b.WriteRune(unicode.ToLower(r))
+	} else {
+		b.WriteRune(unicode.ToUpper(r))
+	}
 	b.WriteString(word[size:])
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	r, size := utf8.DecodeRuneInString(s)
-	lower := unicode.ToLower(r)
-	if lower == r {
-		return s
-	}
-	return string(lower) + s[size:]
 }

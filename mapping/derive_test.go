@@ -40,6 +40,7 @@ func TestDerive(t *testing.T) {
 		{desc: "only suffix", internal: "__c", want: ""},
 		{desc: "only underscores", internal: "___", want: ""},
 		{desc: "non-ASCII", internal: "Ärger_über__c", want: "ärgerÜber"},
+		{desc: "a first letter upper case would turn into another", internal: "ϑeta_value", want: "ϑetaValue"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -50,7 +51,9 @@ func TestDerive(t *testing.T) {
 }
 
 func FuzzDerive(f *testing.F) {
-	for _, s := range []string{"Total_Assets__c", "acme__X__c", "__", "_a_", "Ä__b__c", "\xff_x"} {
+	// "\xcf_\x91", "\xc8_\x80": two undecodable bytes that make ϑ, Ȁ once
+	// the underscore between them is gone
+	for _, s := range []string{"Total_Assets__c", "acme__X__c", "__", "_a_", "Ä__b__c", "\xff_x", "\xcf_\x91", "\xc8_\x80"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, internal string) {
